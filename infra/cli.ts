@@ -1,0 +1,25 @@
+import { config } from '../platform/config.ts';
+import { stackStatus, startStack, stopStack } from './stack/index.ts';
+
+// `npm run stack -- start|stop|status`: the local stack without Docker.
+const log = (line: string) => process.stderr.write(`[stack] ${line}\n`);
+const command = process.argv[2] ?? 'status';
+
+try {
+  if (command === 'start') {
+    const outcomes = await startStack(config(), log);
+    log(Object.entries(outcomes).map(([name, outcome]) => `${name} ${outcome}`).join(', '));
+  } else if (command === 'stop') {
+    await stopStack(config(), log);
+  } else if (command === 'status') {
+    const status = await stackStatus(config());
+    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+    if (Object.values(status).some((state) => state !== 'healthy')) process.exitCode = 1;
+  } else {
+    log(`unknown command "${command}"; use start, stop or status`);
+    process.exitCode = 2;
+  }
+} catch (error) {
+  log(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+}

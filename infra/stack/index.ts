@@ -1,0 +1,54 @@
+import type { Config } from '../../platform/config.ts';
+import { clickhouseComponent } from './clickhouse.ts';
+import type { Component } from './component.ts';
+import { ensureDebianPackages } from './install.ts';
+import { kafkaComponent } from './kafka.ts';
+import { postgresComponent } from './postgres.ts';
+import { readPid, stopDaemon } from './processes.ts';
+import { registryComponent } from './registry.ts';
+
+/** In start order: the registry keeps its schemas in Postgres. */
+export function stackComponents(config: Config): Component[] {
+  return [postgresComponent(config), clickhouseComponent(config), kafkaComponent(config), registryComponent(config)];
+}
+
+export type StartOutcome = 'reused' | 'started';
+
+/** Idempotent: a healthy component is reused, anything else is installed and started. */
+export async function startStack(config: Config, log: (line: string) => void): Promise<Record<string, StartOutcome>> {
+  ensureDebianPackages(log);
+  const outcomes: Record<string, StartOutcome> = {};
+  for (const component of stackComponents(config)) {
+    if (await component.healthy().catch(() => false)) {
+      outcomes[component.name] = 'reused';
+    } else {
+      if (readPid(component.daemon) !== undefined) {
+        log(`${component.name}: a previous process is running but not healthy; restarting it`);
+        await stopDaemon(component.daemon);
+      }
+      component.install(log);
+      log(`${component.name}: starting on port ${component.port}`);
+      const started = Date.now();
+      await component.start(log);
+      log(`${component.name}: healthy after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      outcomes[component.name] = 'started';
+    }
+    await component.provision?.();
+  }
+  return outcomes;
+}
+
+export async function stopStack(config: Config, log: (line: string) => void): Promise<void> {
+  for (const component of stackComponents(config).reverse()) {
+    if (await stopDaemon(component.daemon)) log(`${component.name}: stopped`);
+  }
+}
+
+export async function stackStatus(config: Config): Promise<Record<string, 'healthy' | 'unhealthy' | 'stopped'>> {
+  const status: Record<string, 'healthy' | 'unhealthy' | 'stopped'> = {};
+  for (const component of stackComponents(config)) {
+    if (await component.healthy().catch(() => false)) status[component.name] = 'healthy';
+    else status[component.name] = readPid(component.daemon) === undefined ? 'stopped' : 'unhealthy';
+  }
+  return status;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+// The one typed config module: every process reads its settings here, from the environment,
+// with defaults that point at the local stack (`infra/`).
+const portNumber = z.coerce.number().int().min(1).max(65535);
+
+const environmentSchema = z.object({
+  ORRERY_API_HOST: z.string().default('127.0.0.1'),
+  ORRERY_API_PORT: portNumber.default(8080),
+  ORRERY_CONSUMERS_PORT: portNumber.default(8090),
+  ORRERY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ORRERY_STACK_DIR: z.string().default('.stack'),
+  ORRERY_KAFKA_BROKERS: z.string().default('127.0.0.1:19092'),
+  ORRERY_KAFKA_CONTROLLER_PORT: portNumber.default(19093),
+  ORRERY_REGISTRY_URL: z.url().default('http://127.0.0.1:18081'),
+  ORRERY_CLICKHOUSE_URL: z.url().default('http://127.0.0.1:18123'),
+  ORRERY_CLICKHOUSE_NATIVE_PORT: portNumber.default(19000),
+  ORRERY_CLICKHOUSE_DATABASE: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('orrery'),
+  ORRERY_POSTGRES_URL: z.url().default('postgres://orrery:orrery@127.0.0.1:15432/orrery'),
+  ORRERY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(4),
+  ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export type Config = ReturnType<typeof parseConfig>;
+
+export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration, fix these environment variables: ${problems.join('; ')}`);
+  }
+  const env = parsed.data;
+  const postgres = new URL(env.ORRERY_POSTGRES_URL);
+  return {
+    api: { host: env.ORRERY_API_HOST, port: env.ORRERY_API_PORT },
+    consumers: { port: env.ORRERY_CONSUMERS_PORT },
+    logLevel: env.ORRERY_LOG_LEVEL,
+    shutdownGraceMs: env.ORRERY_SHUTDOWN_GRACE_MS,
+    stackDir: env.ORRERY_STACK_DIR,
+    kafka: {
+      brokers: env.ORRERY_KAFKA_BROKERS.split(',').map((broker) => broker.trim()),
+      controllerPort: env.ORRERY_KAFKA_CONTROLLER_PORT,
+      partitions: env.ORRERY_TOPIC_PARTITIONS,
+    },
+    registry: { url: env.ORRERY_REGISTRY_URL.replace(/\/$/, '') },
+    clickhouse: {
+      url: env.ORRERY_CLICKHOUSE_URL,
+      nativePort: env.ORRERY_CLICKHOUSE_NATIVE_PORT,
+      database: env.ORRERY_CLICKHOUSE_DATABASE,
+    },
+    postgres: {
+      url: env.ORRERY_POSTGRES_URL,
+      host: postgres.hostname,
+      port: Number(postgres.port || 5432),
+      user: decodeURIComponent(postgres.username),
+      password: decodeURIComponent(postgres.password),
+      database: postgres.pathname.replace(/^\//, ''),
+    },
+  };
+}
+
+let loaded: Config | undefined;
+
+/** The process's configuration, parsed once from the environment. */
+export function config(): Config {
+  loaded ??= parseConfig();
+  return loaded;
+}

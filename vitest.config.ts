@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests are pure and fast; integration and end-to-end tests share one real local stack,
+// started (or reused) once by the global setup, and run one file at a time on 2 cores.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.unit.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'int',
+          include: ['test/int/**/*.int.test.ts', 'test/e2e/**/*.e2e.test.ts'],
+          globalSetup: ['test/harness/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
