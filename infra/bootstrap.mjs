@@ -9,7 +9,9 @@ const stamp = 'node_modules/.orrery-installed';
 const lockText = readFileSync(lock, 'utf8');
 const fresh = !existsSync(stamp) || readFileSync(stamp, 'utf8') !== lockText;
 if (fresh) {
-  process.stderr.write('[bootstrap] installing npm dependencies (npm ci)\n');
-  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
+  // `npm install` with the lock file, not `npm ci`: npm 11 leaves other platforms' optional
+  // binaries (biome, rollup) out of the lock, and `npm ci` then refuses it as out of sync.
+  process.stderr.write('[bootstrap] installing npm dependencies (npm install, from package-lock.json)\n');
+  execSync('npm install --no-audit --no-fund', { stdio: 'inherit' });
   writeFileSync(stamp, lockText);
 }

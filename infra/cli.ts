@@ -1,14 +1,24 @@
 import { config } from '../platform/config.ts';
+import { provision } from './provision.ts';
 import { stackStatus, startStack, stopStack } from './stack/index.ts';
 
-// `npm run stack -- start|stop|status`: the local stack without Docker.
+// `npm run stack -- start|stop|status`: the local stack without Docker. With ORRERY_STACK=external
+// (a stack from infra/compose.yaml, say) `start` only provisions it.
 const log = (line: string) => process.stderr.write(`[stack] ${line}\n`);
 const command = process.argv[2] ?? 'status';
 
 try {
   if (command === 'start') {
-    const outcomes = await startStack(config(), log);
-    log(Object.entries(outcomes).map(([name, outcome]) => `${name} ${outcome}`).join(', '));
+    if (process.env.ORRERY_STACK !== 'external') {
+      const outcomes = await startStack(config(), log);
+      log(
+        Object.entries(outcomes)
+          .map(([name, outcome]) => `${name} ${outcome}`)
+          .join(', '),
+      );
+    }
+    await provision(config(), log);
+    log('provisioned: migrations, topics, schemas');
   } else if (command === 'stop') {
     await stopStack(config(), log);
   } else if (command === 'status') {

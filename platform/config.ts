@@ -9,13 +9,18 @@ const environmentSchema = z.object({
   ORRERY_API_PORT: portNumber.default(8080),
   ORRERY_CONSUMERS_PORT: portNumber.default(8090),
   ORRERY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Command-line tools log to stderr, so their stdout is only what they print (JSON with --json).
+  ORRERY_LOG_DESTINATION: z.enum(['stdout', 'stderr']).default('stdout'),
   ORRERY_STACK_DIR: z.string().default('.stack'),
   ORRERY_KAFKA_BROKERS: z.string().default('127.0.0.1:19092'),
   ORRERY_KAFKA_CONTROLLER_PORT: portNumber.default(19093),
   ORRERY_REGISTRY_URL: z.url().default('http://127.0.0.1:18081'),
   ORRERY_CLICKHOUSE_URL: z.url().default('http://127.0.0.1:18123'),
   ORRERY_CLICKHOUSE_NATIVE_PORT: portNumber.default(19000),
-  ORRERY_CLICKHOUSE_DATABASE: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('orrery'),
+  ORRERY_CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/)
+    .default('orrery'),
   ORRERY_POSTGRES_URL: z.url().default('postgres://orrery:orrery@127.0.0.1:15432/orrery'),
   ORRERY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(4),
   ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -35,6 +40,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
     api: { host: env.ORRERY_API_HOST, port: env.ORRERY_API_PORT },
     consumers: { port: env.ORRERY_CONSUMERS_PORT },
     logLevel: env.ORRERY_LOG_LEVEL,
+    logDestination: env.ORRERY_LOG_DESTINATION,
     shutdownGraceMs: env.ORRERY_SHUTDOWN_GRACE_MS,
     stackDir: env.ORRERY_STACK_DIR,
     kafka: {

@@ -15,7 +15,8 @@ export function clickhouseComponent(config: Config): Component {
     port,
     daemon,
     install() {
-      for (const dir of ['data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(home, dir), { recursive: true });
+      for (const dir of ['data', 'tmp', 'user_files', 'format_schemas'])
+        mkdirSync(join(home, dir), { recursive: true });
       writeFileSync(configFile, serverConfig(home, port, config.clickhouse.nativePort, daemon.logFile));
       writeFileSync(join(home, 'users.xml'), usersConfig);
     },
@@ -33,7 +34,8 @@ export function clickhouseComponent(config: Config): Component {
         method: 'POST',
         body: `CREATE DATABASE IF NOT EXISTS ${database}`,
       });
-      if (!response.ok) throw new Error(`clickhouse: could not create database ${database}: ${await response.text()}`);
+      if (!response.ok)
+        throw new Error(`clickhouse: could not create database ${database}: ${await response.text()}`);
     },
   };
 }

@@ -9,13 +9,21 @@ import { registryComponent } from './registry.ts';
 
 /** In start order: the registry keeps its schemas in Postgres. */
 export function stackComponents(config: Config): Component[] {
-  return [postgresComponent(config), clickhouseComponent(config), kafkaComponent(config), registryComponent(config)];
+  return [
+    postgresComponent(config),
+    clickhouseComponent(config),
+    kafkaComponent(config),
+    registryComponent(config),
+  ];
 }
 
 export type StartOutcome = 'reused' | 'started';
 
 /** Idempotent: a healthy component is reused, anything else is installed and started. */
-export async function startStack(config: Config, log: (line: string) => void): Promise<Record<string, StartOutcome>> {
+export async function startStack(
+  config: Config,
+  log: (line: string) => void,
+): Promise<Record<string, StartOutcome>> {
   ensureDebianPackages(log);
   const outcomes: Record<string, StartOutcome> = {};
   for (const component of stackComponents(config)) {
@@ -44,7 +52,9 @@ export async function stopStack(config: Config, log: (line: string) => void): Pr
   }
 }
 
-export async function stackStatus(config: Config): Promise<Record<string, 'healthy' | 'unhealthy' | 'stopped'>> {
+export async function stackStatus(
+  config: Config,
+): Promise<Record<string, 'healthy' | 'unhealthy' | 'stopped'>> {
   const status: Record<string, 'healthy' | 'unhealthy' | 'stopped'> = {};
   for (const component of stackComponents(config)) {
     if (await component.healthy().catch(() => false)) status[component.name] = 'healthy';

@@ -16,7 +16,9 @@ export function ensureDebianPackages(log: (line: string) => void): void {
   const missing = debianPackages.filter((entry) => !entry.present()).map((entry) => entry.pkg);
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0) {
-    throw new Error(`Missing packages: ${missing.join(' ')}. Install them with: sudo apt-get install ${missing.join(' ')}`);
+    throw new Error(
+      `Missing packages: ${missing.join(' ')}. Install them with: sudo apt-get install ${missing.join(' ')}`,
+    );
   }
   log(`installing from Debian's packages: ${missing.join(' ')}`);
   const env = { DEBIAN_FRONTEND: 'noninteractive' };

@@ -19,7 +19,12 @@ export function kafkaComponent(config: Config): Component {
   const [host = '127.0.0.1', portText = '9092'] = (config.kafka.brokers[0] ?? '').split(':');
   const port = Number(portText);
   const controllerPort = config.kafka.controllerPort;
-  const java = (args: string[]) => ['-cp', `${libs}/*`, `-Dlog4j2.configurationFile=${log4jProperties}`, ...args];
+  const java = (args: string[]) => [
+    '-cp',
+    `${libs}/*`,
+    `-Dlog4j2.configurationFile=${log4jProperties}`,
+    ...args,
+  ];
 
   return {
     name: 'kafka',
@@ -58,7 +63,13 @@ export function kafkaComponent(config: Config): Component {
     async start() {
       startDaemon(daemon, {
         command: 'java',
-        args: ['-Xms128m', '-Xmx512m', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', ...java(['kafka.Kafka', serverProperties])],
+        args: [
+          '-Xms128m',
+          '-Xmx512m',
+          '-XX:+UseG1GC',
+          '-XX:MaxGCPauseMillis=20',
+          ...java(['kafka.Kafka', serverProperties]),
+        ],
       });
       await waitUntil(daemon, port, this.healthy, 90_000);
     },

@@ -36,7 +36,17 @@ export function postgresComponent(config: Config): Component {
       writeFileSync(passwordFile, password);
       run(
         bin('initdb'),
-        ['-D', dataDir, '-U', user, `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale'],
+        [
+          '-D',
+          dataDir,
+          '-U',
+          user,
+          `--pwfile=${passwordFile}`,
+          '--auth=scram-sha-256',
+          '-E',
+          'UTF8',
+          '--no-locale',
+        ],
         { unprivileged: true },
       );
     },

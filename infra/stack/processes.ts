@@ -139,7 +139,9 @@ export function run(
   const [cmd, argv] = wrapUnprivileged(command, args, options.unprivileged);
   const result = spawnSync(cmd, argv, { encoding: 'utf8', env: { ...process.env, ...options.env } });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`,
+    );
   }
   return result.stdout;
 }

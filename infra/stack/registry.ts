@@ -44,7 +44,13 @@ export function registryComponent(config: Config): Component {
     async start() {
       startDaemon(daemon, {
         command: 'java',
-        args: ['-Xms64m', '-Xmx384m', '-XX:+UseSerialGC', '-jar', `apicurio-registry-app-${registryVersion}-runner.jar`],
+        args: [
+          '-Xms64m',
+          '-Xmx384m',
+          '-XX:+UseSerialGC',
+          '-jar',
+          `apicurio-registry-app-${registryVersion}-runner.jar`,
+        ],
         cwd: appDir,
         env: {
           QUARKUS_HTTP_HOST: url.hostname,

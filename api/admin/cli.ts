@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import { type Scope, scopes } from '../../domain/orgs/events.ts';
+import { createPgPool } from '../../platform/postgres.ts';
+import { createEventProducer } from '../../producers/producer.ts';
+import {
+  type AdminDeps,
+  createApiKey,
+  createOrg,
+  enableTracing,
+  grantCredit,
+  revokeApiKey,
+} from './commands.ts';
+
+// `npm run admin -- <noun> <verb> [flags] [--json]`: the Settings page until there is a dashboard.
+// Exit 2: a mistyped command (the message names the flag); exit 1: the command was refused.
+const usage = `usage:
+  npm run admin -- org create --name <name> [--json]
+  npm run admin -- key create --org <org_id> --scopes <scope,scope> [--name <name>] [--json]
+  npm run admin -- key revoke --org <org_id> --key <key_id> [--json]
+  npm run admin -- credit grant --org <org_id> --cents <n> [--reason <text>] [--json]
+  npm run admin -- tracing enable --org <org_id> [--json]
+scopes: ${scopes.join(', ')}`;
+
+class UsageError extends Error {}
+
+function parse() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        org: { type: 'string' },
+        key: { type: 'string' },
+        scopes: { type: 'string' },
+        cents: { type: 'string' },
+        reason: { type: 'string', default: 'admin grant' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+function parseScopes(text: string): Scope[] {
+  const list = text.split(',').map((scope) => scope.trim());
+  const unknown = list.filter((scope) => !scopes.includes(scope as Scope));
+  if (unknown.length > 0)
+    throw new UsageError(`--scopes: unknown scope ${unknown.join(', ')}; use ${scopes.join(', ')}`);
+  return list as Scope[];
+}
+
+async function run(deps: AdminDeps, command: string, values: ReturnType<typeof parse>['values']) {
+  switch (command) {
+    case 'org create':
+      return createOrg(deps, required(values.name, 'name'));
+    case 'key create':
+      return createApiKey(
+        deps,
+        required(values.org, 'org'),
+        parseScopes(required(values.scopes, 'scopes')),
+        values.name,
+      );
+    case 'key revoke':
+      return revokeApiKey(deps, required(values.org, 'org'), required(values.key, 'key'));
+    case 'credit grant': {
+      const cents = Number(required(values.cents, 'cents'));
+      if (!Number.isSafeInteger(cents) || cents <= 0)
+        throw new UsageError('--cents: a positive whole number of cents');
+      return grantCredit(deps, required(values.org, 'org'), cents, values.reason ?? 'admin grant');
+    }
+    case 'tracing enable':
+      return enableTracing(deps, required(values.org, 'org'));
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+let parsed: ReturnType<typeof parse>;
+try {
+  parsed = parse();
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${usage}\n`);
+  process.exit(2);
+}
+const command = parsed.positionals.slice(0, 2).join(' ');
+const pool = createPgPool(2);
+const producer = await createEventProducer('orrery-admin');
+try {
+  const result = await run({ pool, producer }, command, parsed.values);
+  process.stdout.write(
+    parsed.values.json ? `${JSON.stringify(result, null, 2)}\n` : `${describe(command, result)}\n`,
+  );
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  if (error instanceof UsageError) process.stderr.write(`${usage}\n`);
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+} finally {
+  await producer.disconnect();
+  await pool.end();
+}
+
+function describe(command: string, result: unknown): string {
+  if (command === 'key create') {
+    const key = result as { key: string; keyId: string };
+    return `created ${key.keyId}\n${key.key}\n(the key is shown once: store it now)`;
+  }
+  const org = result as { orgId?: string } | undefined;
+  return `${command}: done${org?.orgId ? ` (${org.orgId})` : ''}`;
+}

@@ -1,0 +1,97 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { decide, type OrgCommand } from '../../domain/orgs/decide.ts';
+import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
+import type { OrgState } from '../../domain/orgs/org.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+import { publishOrgEvents } from '../../producers/org.ts';
+import type { EventProducer } from '../../producers/producer.ts';
+import { hashApiKey } from '../auth/plugin.ts';
+import { loadOrg } from './org-store.ts';
+
+// The admin commands that stand in for the dashboard's Settings page: load the org from its read
+// model, decide, publish, and wait until the read model shows the result, so that the next
+// command (a key for the org just created, say) sees it.
+
+export interface AdminDeps {
+  pool: PgPool;
+  producer: EventProducer;
+  /** How long to wait for the projection; the consumers must be running. */
+  projectionTimeoutMs?: number;
+}
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+async function execute(deps: AdminDeps, command: OrgCommand): Promise<OrgState | undefined> {
+  const events = decide(command, await loadOrg(deps.pool, command.orgId));
+  await publishOrgEvents(deps.producer, events);
+  for (const event of events) await waitUntilProjected(deps, event);
+  return loadOrg(deps.pool, command.orgId);
+}
+
+// What the read model shows once each event is projected (projections/org.ts).
+const projected: {
+  [T in OrgEvent['type']]: (org: OrgState, event: Extract<OrgEvent, { type: T }>) => boolean;
+} = {
+  OrgCreated: () => true,
+  ApiKeyCreated: (org, event) => org.keys[event.keyId] !== undefined,
+  ApiKeyRevoked: (org, event) => org.keys[event.keyId]?.revoked === true,
+  CreditGranted: (org, event) => org.grantIds.includes(event.grantId),
+  TracingEnabled: (org) => org.tracingEnabled,
+};
+
+async function waitUntilProjected(deps: AdminDeps, event: OrgEvent): Promise<void> {
+  const isProjected = projected[event.type] as (org: OrgState, event: OrgEvent) => boolean;
+  const deadline = Date.now() + (deps.projectionTimeoutMs ?? 15_000);
+  while (Date.now() < deadline) {
+    const org = await loadOrg(deps.pool, event.orgId);
+    if (org && isProjected(org, event)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(
+    `${event.type} for org ${event.orgId} was published but is not in the read model yet; are the consumers running (npm start)?`,
+  );
+}
+
+const meta = (orgId: string) => ({ eventId: randomUUID(), orgId, now: new Date() });
+
+export async function createOrg(deps: AdminDeps, name: string): Promise<OrgState> {
+  const orgId = newId('org');
+  return (await execute(deps, { ...meta(orgId), type: 'CreateOrg', name }))!;
+}
+
+export interface CreatedKey {
+  key: string;
+  keyId: string;
+  orgId: string;
+  scopes: Scope[];
+}
+
+/** Keys are random and shown once; only their SHA-256 is published and stored. */
+export async function createApiKey(
+  deps: AdminDeps,
+  orgId: string,
+  scopes: Scope[],
+  name = 'default',
+): Promise<CreatedKey> {
+  const key = `orr_${randomBytes(24).toString('base64url')}`;
+  const keyId = newId('key');
+  await execute(deps, {
+    ...meta(orgId),
+    type: 'CreateApiKey',
+    keyId,
+    name,
+    keyHash: hashApiKey(key),
+    keyPrefix: key.slice(0, 10),
+    scopes,
+  });
+  return { key, keyId, orgId, scopes };
+}
+
+export const revokeApiKey = (deps: AdminDeps, orgId: string, keyId: string) =>
+  execute(deps, { ...meta(orgId), type: 'RevokeApiKey', keyId });
+
+export const grantCredit = (deps: AdminDeps, orgId: string, amountCents: number, reason: string) =>
+  execute(deps, { ...meta(orgId), type: 'GrantCredit', grantId: newId('grant'), amountCents, reason });
+
+export const enableTracing = (deps: AdminDeps, orgId: string) =>
+  execute(deps, { ...meta(orgId), type: 'EnableTracing' });

@@ -1,0 +1,51 @@
+import type { Scope } from '../../domain/orgs/events.ts';
+import type { MaybeOrg } from '../../domain/orgs/org.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+
+/** Loads an org's decider state from the Postgres read model (projections/org.ts). */
+export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
+  const org = await pool.query<{ name: string; tracing_enabled: boolean; created_at: Date }>(
+    'SELECT name, tracing_enabled, created_at FROM orgs WHERE org_id = $1',
+    [orgId],
+  );
+  const row = org.rows[0];
+  if (!row) return undefined;
+  const keys = await pool.query<{
+    key_id: string;
+    name: string;
+    key_hash: string;
+    key_prefix: string;
+    scopes: Scope[];
+    created_at: Date;
+    revoked_at: Date | null;
+  }>(
+    'SELECT key_id, name, key_hash, key_prefix, scopes, created_at, revoked_at FROM api_keys WHERE org_id = $1',
+    [orgId],
+  );
+  const grants = await pool.query<{ grant_id: string; amount_cents: number }>(
+    'SELECT grant_id, amount_cents FROM credit_grants WHERE org_id = $1',
+    [orgId],
+  );
+  return {
+    orgId,
+    name: row.name,
+    createdAt: row.created_at,
+    tracingEnabled: row.tracing_enabled,
+    creditGrantedCents: grants.rows.reduce((sum, grant) => sum + grant.amount_cents, 0),
+    grantIds: grants.rows.map((grant) => grant.grant_id),
+    keys: Object.fromEntries(
+      keys.rows.map((key) => [
+        key.key_id,
+        {
+          keyId: key.key_id,
+          name: key.name,
+          keyHash: key.key_hash,
+          keyPrefix: key.key_prefix,
+          scopes: key.scopes,
+          revoked: key.revoked_at !== null,
+          createdAt: key.created_at,
+        },
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,57 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from '../platform/logger.ts';
+import type { EventProducer } from '../producers/producer.ts';
+import { accountPlugin } from './account/plugin.ts';
+import type { OrgDirectory } from './auth/org-directory.ts';
+import { authPlugin } from './auth/plugin.ts';
+import { errorHandler, jsonErrorFormat } from './errors.ts';
+import { observabilityPlugin } from './observability.ts';
+import { serverOptions } from './server-options.ts';
+
+export interface ApiDeps {
+  logger: Logger;
+  directory: OrgDirectory;
+  producer: EventProducer;
+  /** Ready once the org stream has been read to its end (keys are known). */
+  ready: () => boolean;
+}
+
+/** The API: shared concerns registered once, then one plugin per surface under /api. */
+export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({ ...serverOptions(deps.logger), bodyLimit: 1024 * 1024 });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler(jsonErrorFormat));
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .status(404)
+      .type('application/json; charset=utf-8')
+      .send({
+        error: {
+          code: 'not_found',
+          message: `No route ${request.method} ${request.url}; see /openapi.json.`,
+        },
+      }),
+  );
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Orrery API',
+        version: '0.1.0',
+        description: 'Trace ingestion, title and preview text, and desktop sandboxes.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(observabilityPlugin, { ready: deps.ready });
+  await app.register(authPlugin, { directory: deps.directory });
+  await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

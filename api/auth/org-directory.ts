@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { Consumer } from 'kafkajs';
+import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
+import { evolve, type OrgState } from '../../domain/orgs/org.ts';
+import { createKafka } from '../../platform/kafka.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { decodeValue } from '../../platform/registry.ts';
+import { topics } from '../../platform/topics.ts';
+import { orgEventFromWire } from '../../schemas/events/org-mapping.ts';
+
+export interface KeyPrincipal {
+  orgId: string;
+  keyId: string;
+  scopes: readonly Scope[];
+}
+
+/**
+ * The API's in-memory view of orgs and keys, folded with domain/orgs' `evolve` from the org
+ * stream itself (DESIGN.md, hot paths): a revoked key stops working as soon as its event is
+ * fetched, typically within 100 ms, without a database round trip per request.
+ */
+export class OrgDirectory {
+  private readonly orgs = new Map<string, OrgState>();
+  private readonly keysByHash = new Map<string, { orgId: string; keyId: string }>();
+
+  apply(event: OrgEvent): void {
+    const next = evolve(this.orgs.get(event.orgId), event);
+    if (!next) return;
+    this.orgs.set(event.orgId, next);
+    if (event.type === 'ApiKeyCreated')
+      this.keysByHash.set(event.keyHash, { orgId: event.orgId, keyId: event.keyId });
+  }
+
+  org(orgId: string): OrgState | undefined {
+    return this.orgs.get(orgId);
+  }
+
+  /** The key's principal, or undefined when the key is unknown or revoked. */
+  principal(keyHash: string): KeyPrincipal | undefined {
+    const entry = this.keysByHash.get(keyHash);
+    if (!entry) return undefined;
+    const key = this.orgs.get(entry.orgId)?.keys[entry.keyId];
+    if (!key || key.revoked) return undefined;
+    return { orgId: entry.orgId, keyId: key.keyId, scopes: key.scopes };
+  }
+}
+
+export interface OrgFollower {
+  /** Resolves once every event on the topic when the follower started has been applied. */
+  readonly caughtUp: Promise<void>;
+  isCaughtUp(): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads the whole org stream into the directory and follows it. Each API process reads it in a
+ * group of its own and never commits, so every process sees every event from the start.
+ */
+export async function followOrgStream(
+  directory: OrgDirectory,
+  deps: { registry: SchemaRegistry; logger: Logger },
+): Promise<OrgFollower> {
+  const topic = topics.org.name;
+  const kafka = createKafka('orrery-api-org-follower');
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const pending = new Map(
+    ends.filter((end) => BigInt(end.high) > 0n).map((end) => [end.partition, BigInt(end.high)] as const),
+  );
+  let caughtUp = false;
+  let markCaughtUp: () => void = () => undefined;
+  const caughtUpPromise = new Promise<void>((resolve) => {
+    markCaughtUp = () => {
+      caughtUp = true;
+      resolve();
+    };
+  });
+  if (pending.size === 0) markCaughtUp();
+
+  const consumer: Consumer = kafka.consumer({
+    groupId: `orrery-api-${randomUUID()}`,
+    maxWaitTimeInMs: 50,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3_000,
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatch: async ({ batch }) => {
+      for (const message of batch.messages) {
+        if (!message.value) continue;
+        try {
+          const event = orgEventFromWire(await decodeValue(deps.registry, message.value));
+          if (event) directory.apply(event);
+        } catch (error) {
+          deps.logger.error(
+            { err: error, offset: message.offset },
+            'org follower: undecodable event skipped',
+          );
+        }
+      }
+      const end = pending.get(batch.partition);
+      if (end !== undefined && BigInt(batch.lastOffset()) + 1n >= end) {
+        pending.delete(batch.partition);
+        if (pending.size === 0 && !caughtUp) markCaughtUp();
+      }
+    },
+  });
+  return {
+    caughtUp: caughtUpPromise,
+    isCaughtUp: () => caughtUp,
+    stop: () => consumer.disconnect(),
+  };
+}

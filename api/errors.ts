@@ -1,0 +1,111 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+/**
+ * The one error type of the API (Stripe's and OpenAI's convention): a stable `code` to branch
+ * on, the HTTP `status`, a `message` that says what to do next, and `param` naming the field
+ * at fault. Each surface renders it in its own shape (see `ErrorFormat`).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const unauthorized = () =>
+  new ApiError(
+    'unauthorized',
+    401,
+    'Send a valid API key as "Authorization: Bearer <API_KEY>"; create one under Settings, or replace a revoked key.',
+  );
+
+export const insufficientScope = (scope: string) =>
+  new ApiError(
+    'insufficient_scope',
+    403,
+    `This key lacks the scope ${scope}: add it to the key under Settings, or log in through the command-line tool for a key that has it.`,
+  );
+
+/** How a surface writes an ApiError: its body and content type. */
+export interface ErrorFormat {
+  contentType(request: FastifyRequest): string;
+  body(error: ApiError, request: FastifyRequest): string | Buffer;
+}
+
+/** The shape of the sandbox, admin and query surfaces: `{ error: { code, message, param? } }`. */
+export const jsonErrorFormat: ErrorFormat = {
+  contentType: () => 'application/json; charset=utf-8',
+  body: (error) =>
+    JSON.stringify({
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.param === undefined ? {} : { param: error.param }),
+      },
+    }),
+};
+
+/** `['messages', '0', 'content']` → `messages[0].content`, the spec's `param` notation. */
+export function paramPath(path: readonly (string | number)[]): string {
+  return path.reduce<string>((text, part) => {
+    if (typeof part === 'number' || /^\d+$/.test(part)) return `${text}[${part}]`;
+    return text ? `${text}.${part}` : part;
+  }, '');
+}
+
+/** Turns whatever a handler or hook threw into an ApiError. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(fastifyError)) {
+    const [first] = fastifyError.validation;
+    const param = paramPath((first?.instancePath ?? '').split('/').filter(Boolean));
+    return new ApiError(
+      'invalid_request',
+      422,
+      `${param || 'body'}: ${first?.message ?? 'invalid'}; fix it and retry.`,
+      param || undefined,
+    );
+  }
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new ApiError('payload_too_large', 413, 'The body is too large; send a smaller one.');
+  }
+  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new ApiError('unsupported_media_type', 415, 'Send the body as application/json.');
+  }
+  if (
+    fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+  ) {
+    return new ApiError('invalid_request', 422, 'The body is not valid JSON; send a JSON object.');
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) {
+    return new ApiError('invalid_request', fastifyError.statusCode, fastifyError.message);
+  }
+  return new ApiError(
+    'internal_error',
+    500,
+    'Something went wrong on our side; retry, and contact support if it persists.',
+  );
+}
+
+/** A Fastify error handler writing every error in one surface's format. */
+export function errorHandler(format: ErrorFormat) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500 && apiError.code === 'internal_error')
+      request.log.error({ err: error }, 'unhandled error');
+    return reply
+      .status(apiError.status)
+      .headers(apiError.headers)
+      .type(format.contentType(request))
+      .send(format.body(apiError, request));
+  };
+}

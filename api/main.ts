@@ -1,0 +1,19 @@
+import { config } from '../platform/config.ts';
+import { logger } from '../platform/logger.ts';
+import { onShutdown } from '../platform/shutdown.ts';
+import { createEventProducer } from '../producers/producer.ts';
+import { buildApi } from './app.ts';
+import { followOrgStream, OrgDirectory } from './auth/org-directory.ts';
+
+// The API process: follows the org stream for keys, serves HTTP, drains on SIGTERM.
+const producer = await createEventProducer('orrery-api');
+const directory = new OrgDirectory();
+const follower = await followOrgStream(directory, { registry: producer.registry, logger });
+const app = await buildApi({ logger, directory, producer, ready: () => follower.isCaughtUp() });
+await app.listen({ host: config().api.host, port: config().api.port });
+
+onShutdown(logger, async () => {
+  await app.close();
+  await follower.stop();
+  await producer.disconnect();
+});

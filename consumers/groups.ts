@@ -1,0 +1,4 @@
+// Every consumer group of the platform. Each has a dead-letter topic created by provisioning.
+export const consumerGroupIds = ['orrery-org-postgres', 'orrery-usage-clickhouse'] as const;
+
+export type ConsumerGroupId = (typeof consumerGroupIds)[number];

@@ -1,0 +1,31 @@
+import Fastify from 'fastify';
+import { observabilityPlugin } from '../api/observability.ts';
+import { serverOptions } from '../api/server-options.ts';
+import { createClickHouse } from '../platform/clickhouse.ts';
+import { config } from '../platform/config.ts';
+import { logger } from '../platform/logger.ts';
+import { createPgPool } from '../platform/postgres.ts';
+import { onShutdown } from '../platform/shutdown.ts';
+import { createEventProducer } from '../producers/producer.ts';
+import { allProjections } from './projections.ts';
+import { type RunningConsumer, runConsumer } from './runtime.ts';
+
+// The consumers process: every projection's consumer group, plus /healthz, /readyz, /metrics.
+const pool = createPgPool();
+const clickhouse = createClickHouse();
+const producer = await createEventProducer('orrery-consumers');
+const running: RunningConsumer[] = [];
+for (const projection of Object.values(allProjections({ pool, clickhouse }))) {
+  running.push(await runConsumer(projection, { registry: producer.registry, producer, logger }));
+}
+
+const server = Fastify(serverOptions(logger));
+await server.register(observabilityPlugin, { ready: () => running.length > 0 });
+await server.listen({ host: config().api.host, port: config().consumers.port });
+
+onShutdown(logger, async () => {
+  await Promise.all(running.map((consumer) => consumer.stop()));
+  await server.close();
+  await producer.disconnect();
+  await Promise.all([pool.end(), clickhouse.close()]);
+});

@@ -1,0 +1,16 @@
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import type { PgPool } from '../platform/postgres.ts';
+import { orgPostgresProjection } from '../projections/org.ts';
+import { usageClickHouseProjection } from '../projections/usage-clickhouse.ts';
+import type { ConsumerGroupId } from './groups.ts';
+import type { Projection } from './runtime.ts';
+
+/** Every consumer group the consumers process runs, by its id (consumers/groups.ts). */
+export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseClient }): {
+  [G in ConsumerGroupId]: Projection<unknown>;
+} {
+  return {
+    'orrery-org-postgres': orgPostgresProjection(stores.pool) as Projection<unknown>,
+    'orrery-usage-clickhouse': usageClickHouseProjection(stores.clickhouse) as Projection<unknown>,
+  };
+}

@@ -1,0 +1,191 @@
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { createKafka } from '../platform/kafka.ts';
+import type { Logger } from '../platform/logger.ts';
+import {
+  consumerLag,
+  messagesConsumed,
+  messagesDeadLettered,
+  projectionBatchDuration,
+  projectionBatchSize,
+} from '../platform/metrics.ts';
+import { decodeValue } from '../platform/registry.ts';
+import { deadLetterTopic, type StreamName, topics } from '../platform/topics.ts';
+import type { EventProducer } from '../producers/producer.ts';
+import { isTransientStoreError } from './errors.ts';
+
+export interface Delivered<E> {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  event: E;
+}
+
+/** What a consumer group does with its stream: decode each value, then write a batch durably. */
+export interface Projection<E> {
+  readonly groupId: string;
+  readonly stream: StreamName;
+  /** A decoded wire value as the projection's event; undefined sends it to the dead-letter topic. */
+  fromWire(wire: Record<string, unknown>): E | undefined;
+  /** Writes the batch to its store; idempotent, since a batch can be delivered again. */
+  project(batch: Delivered<E>[]): Promise<void>;
+  /** How long a fetch waits to fill a batch: about a second for analytics, less for state. */
+  readonly maxWaitMs?: number;
+}
+
+export interface ConsumerHooks {
+  /** Test seam: runs after the batch is durable and before its offsets are committed. */
+  afterProjectBeforeCommit?(batch: { topic: string; partition: number; count: number }): Promise<void>;
+}
+
+export interface RunningConsumer {
+  readonly groupId: string;
+  /** Stops fetching, lets the batch in hand finish and commit, then leaves the group. */
+  stop(): Promise<void>;
+}
+
+interface DeadLetter {
+  message: KafkaMessage;
+  reason: 'undecodable' | 'unknown_event' | 'apply_failed';
+  error: string;
+}
+
+const maxBackoffMs = 30_000;
+
+export async function runConsumer<E>(
+  projection: Projection<E>,
+  deps: { registry: SchemaRegistry; producer: EventProducer; logger: Logger; hooks?: ConsumerHooks },
+): Promise<RunningConsumer> {
+  const { groupId } = projection;
+  const log = deps.logger.child({ group: groupId });
+  const consumer: Consumer = createKafka(`orrery-${groupId}`).consumer({
+    groupId,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3_000,
+    maxWaitTimeInMs: projection.maxWaitMs ?? 250,
+    maxBytes: 64 * 1024 * 1024,
+    allowAutoTopicCreation: false,
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topic: topics[projection.stream].name, fromBeginning: true });
+
+  async function decode(message: KafkaMessage): Promise<{ event: E } | { dead: DeadLetter }> {
+    try {
+      if (!message.value) throw new Error('message has no value');
+      const event = projection.fromWire(await decodeValue(deps.registry, message.value));
+      if (event !== undefined) return { event };
+      return { dead: { message, reason: 'unknown_event', error: 'not an event this projection knows' } };
+    } catch (error) {
+      return { dead: { message, reason: 'undecodable', error: String(error) } };
+    }
+  }
+
+  /** Retries transient store errors with backoff, forever, heartbeating so the group keeps us. */
+  async function projectDurably(batch: Delivered<E>[], payload: EachBatchPayload): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await projection.project(batch);
+        return;
+      } catch (error) {
+        if (!isTransientStoreError(error) || !payload.isRunning()) throw error;
+        const delay = Math.min(maxBackoffMs, 200 * 2 ** attempt);
+        log.warn({ err: error, attempt, delay }, 'store unavailable; retrying the batch');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        await payload.heartbeat();
+      }
+    }
+  }
+
+  /** A batch that cannot be applied is split, so only the messages that fail are dead-lettered. */
+  async function projectOrIsolate(batch: Delivered<E>[], payload: EachBatchPayload, dead: DeadLetter[]) {
+    try {
+      await projectDurably(batch, payload);
+    } catch (error) {
+      if (isTransientStoreError(error)) throw error;
+      if (batch.length === 1) {
+        const [only] = batch as [Delivered<E>];
+        const message = payload.batch.messages.find((candidate) => candidate.offset === only.offset);
+        if (message) dead.push({ message, reason: 'apply_failed', error: String(error) });
+        return;
+      }
+      const half = Math.ceil(batch.length / 2);
+      await projectOrIsolate(batch.slice(0, half), payload, dead);
+      await projectOrIsolate(batch.slice(half), payload, dead);
+    }
+  }
+
+  async function eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    if (batch.messages.length === 0) return;
+    const started = performance.now();
+    const dead: DeadLetter[] = [];
+    const delivered: Delivered<E>[] = [];
+    for (const message of batch.messages) {
+      const decoded = await decode(message);
+      if ('dead' in decoded) dead.push(decoded.dead);
+      else
+        delivered.push({
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+          event: decoded.event,
+        });
+    }
+    if (delivered.length > 0) await projectOrIsolate(delivered, payload, dead);
+    if (dead.length > 0) await sendToDeadLetters(batch.topic, batch.partition, dead);
+    await deps.hooks?.afterProjectBeforeCommit?.({
+      topic: batch.topic,
+      partition: batch.partition,
+      count: batch.messages.length,
+    });
+    const last = batch.lastOffset();
+    payload.resolveOffset(last);
+    await payload.commitOffsetsIfNecessary();
+    messagesConsumed.inc({ group: groupId, topic: batch.topic }, batch.messages.length);
+    projectionBatchSize.observe({ group: groupId }, batch.messages.length);
+    projectionBatchDuration.observe({ group: groupId }, (performance.now() - started) / 1000);
+    const lag = Number(BigInt(batch.highWatermark) - BigInt(last) - 1n);
+    consumerLag.set(
+      { group: groupId, topic: batch.topic, partition: String(batch.partition) },
+      Math.max(0, lag),
+    );
+  }
+
+  async function sendToDeadLetters(topic: string, partition: number, dead: DeadLetter[]) {
+    for (const entry of dead) {
+      log.error(
+        { reason: entry.reason, offset: entry.message.offset, partition, error: entry.error },
+        'dead-lettered',
+      );
+      messagesDeadLettered.inc({ group: groupId, reason: entry.reason });
+    }
+    await deps.producer.sendRaw(
+      deadLetterTopic(groupId),
+      dead.map((entry) => ({
+        key: entry.message.key,
+        value: entry.message.value,
+        headers: {
+          'orrery.dlq.reason': entry.reason,
+          'orrery.dlq.error': entry.error.slice(0, 4000),
+          'orrery.dlq.topic': topic,
+          'orrery.dlq.partition': String(partition),
+          'orrery.dlq.offset': entry.message.offset,
+        },
+      })),
+    );
+  }
+
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: 1,
+    eachBatch,
+  });
+  log.info('consumer running');
+  return {
+    groupId,
+    stop: () => consumer.disconnect(),
+  };
+}

@@ -1,0 +1,85 @@
+import type { OrgEvent, Scope } from './events.ts';
+import type { MaybeOrg } from './org.ts';
+
+// Commands on an org, decided against its current state (Emmett's decider shape). Ids, secrets
+// and time arrive on the command so the decision is pure.
+
+interface CommandMeta {
+  eventId: string;
+  orgId: string;
+  now: Date;
+}
+
+export type OrgCommand =
+  | (CommandMeta & { type: 'CreateOrg'; name: string })
+  | (CommandMeta & {
+      type: 'CreateApiKey';
+      keyId: string;
+      name: string;
+      keyHash: string;
+      keyPrefix: string;
+      scopes: Scope[];
+    })
+  | (CommandMeta & { type: 'RevokeApiKey'; keyId: string })
+  | (CommandMeta & { type: 'GrantCredit'; grantId: string; amountCents: number; reason: string })
+  | (CommandMeta & { type: 'EnableTracing' });
+
+export class OrgCommandRefused extends Error {
+  constructor(
+    readonly code: 'org_not_found' | 'org_exists' | 'key_not_found' | 'invalid_request',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const base = (command: CommandMeta) => ({
+  eventId: command.eventId,
+  orgId: command.orgId,
+  occurredAt: command.now,
+});
+
+function requireOrg(state: MaybeOrg, orgId: string) {
+  if (!state)
+    throw new OrgCommandRefused('org_not_found', `No org ${orgId}; create it with "org create" first.`);
+  return state;
+}
+
+export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
+  switch (command.type) {
+    case 'CreateOrg':
+      if (state) throw new OrgCommandRefused('org_exists', `Org ${command.orgId} already exists.`);
+      return [{ ...base(command), type: 'OrgCreated', name: command.name }];
+    case 'CreateApiKey': {
+      requireOrg(state, command.orgId);
+      if (command.scopes.length === 0) {
+        throw new OrgCommandRefused('invalid_request', 'A key needs at least one scope.');
+      }
+      const { keyId, name, keyHash, keyPrefix, scopes } = command;
+      return [{ ...base(command), type: 'ApiKeyCreated', keyId, name, keyHash, keyPrefix, scopes }];
+    }
+    case 'RevokeApiKey': {
+      const key = requireOrg(state, command.orgId).keys[command.keyId];
+      if (!key)
+        throw new OrgCommandRefused('key_not_found', `No key ${command.keyId} in org ${command.orgId}.`);
+      return key.revoked ? [] : [{ ...base(command), type: 'ApiKeyRevoked', keyId: command.keyId }];
+    }
+    case 'GrantCredit': {
+      const org = requireOrg(state, command.orgId);
+      if (!Number.isSafeInteger(command.amountCents) || command.amountCents <= 0) {
+        throw new OrgCommandRefused('invalid_request', 'Credit is a positive whole number of cents.');
+      }
+      if (org.grantIds.includes(command.grantId)) return [];
+      const { grantId, amountCents, reason } = command;
+      return [{ ...base(command), type: 'CreditGranted', grantId, amountCents, reason }];
+    }
+    case 'EnableTracing':
+      return requireOrg(state, command.orgId).tracingEnabled
+        ? []
+        : [{ ...base(command), type: 'TracingEnabled' }];
+    default: {
+      const unhandled: never = command;
+      return unhandled;
+    }
+  }
+}

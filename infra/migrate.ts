@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { runner } from 'node-pg-migrate';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { sql } from '../platform/clickhouse.ts';
+import type { Config } from '../platform/config.ts';
+
+const postgresDir = new URL('./migrations/postgres/', import.meta.url);
+const clickhouseDir = new URL('./migrations/clickhouse/', import.meta.url);
+
+/** Versioned SQL files (infra/migrations/postgres), applied in order under an advisory lock. */
+export async function migratePostgres(config: Config, log: (line: string) => void): Promise<void> {
+  await runner({
+    databaseUrl: config.postgres.url,
+    dir: postgresDir.pathname,
+    direction: 'up',
+    migrationsTable: 'pgmigrations',
+    checkOrder: true,
+    log: (message: string) => {
+      if (!/^No migrations to run|^Migrations complete/.test(message))
+        log(`postgres migration: ${message.trim()}`);
+    },
+  });
+}
+
+/**
+ * ClickHouse has no migration tool that runs on 18.16 and current releases alike, so this is ours:
+ * files `NNNN_name.sql` (statements separated by `;` at a line's end) applied in order, each
+ * recorded in `schema_migrations` once it succeeded. Statements use IF NOT EXISTS, so a run cut
+ * short can be repeated.
+ */
+export async function migrateClickHouse(
+  clickhouse: ClickHouseClient,
+  log: (line: string) => void,
+): Promise<void> {
+  await clickhouse.command({
+    query:
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version String, applied_at DateTime) ENGINE = MergeTree() ORDER BY version',
+  });
+  const applied = await clickhouse.query({
+    query: 'SELECT version FROM schema_migrations',
+    format: 'JSONEachRow',
+  });
+  const done = new Set((await applied.json<{ version: string }>()).map((row) => row.version));
+  const files = readdirSync(clickhouseDir)
+    .filter((file) => /^\d{4}_.+\.sql$/.test(file))
+    .sort();
+  for (const file of files) {
+    const version = file.replace(/\.sql$/, '');
+    if (done.has(version)) continue;
+    const statements = readFileSync(new URL(file, clickhouseDir), 'utf8')
+      .split(/;\s*$/m)
+      .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
+      .filter(Boolean);
+    for (const statement of statements) await clickhouse.command({ query: statement });
+    await clickhouse.command({
+      query: sql`INSERT INTO schema_migrations (version, applied_at) VALUES (${version}, now())`.text,
+    });
+    log(`clickhouse migration: applied ${version}`);
+  }
+}

@@ -1,0 +1,28 @@
+import { Kafka, logLevel as kafkaLogLevel, type LogEntry } from 'kafkajs';
+import { config } from './config.ts';
+import { logger } from './logger.ts';
+
+const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [kafkaLogLevel.ERROR]: 'error',
+  [kafkaLogLevel.WARN]: 'warn',
+  [kafkaLogLevel.INFO]: 'info',
+  [kafkaLogLevel.DEBUG]: 'debug',
+};
+
+/** kafkajs logs through our pino logger, so every process logs JSON. */
+function kafkaLogCreator() {
+  return ({ level, log }: LogEntry) => {
+    const { message, ...rest } = log;
+    logger[levels[level] ?? 'info']({ kafka: rest }, `kafka: ${message}`);
+  };
+}
+
+export function createKafka(clientId: string): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: config().kafka.brokers,
+    logLevel: kafkaLogLevel.WARN,
+    logCreator: kafkaLogCreator,
+    retry: { initialRetryTime: 200, retries: 8 },
+  });
+}

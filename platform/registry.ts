@@ -1,0 +1,85 @@
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import type protobuf from 'protobufjs';
+import { schemaText, valueType } from '../schemas/events/index.ts';
+import { config } from './config.ts';
+import { type StreamName, topics, valueSubject } from './topics.ts';
+
+// Apicurio serves the Confluent-compatible API under this path.
+const ccompatPath = '/apis/ccompat/v7';
+
+export function registryUrl(): string {
+  return `${config().registry.url}${ccompatPath}`;
+}
+
+export function createRegistry(): SchemaRegistry {
+  return new SchemaRegistry({ host: registryUrl() });
+}
+
+async function putCompatibility(path: string, compatibility: 'BACKWARD'): Promise<Response> {
+  return fetch(`${registryUrl()}${path}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+    body: JSON.stringify({ compatibility }),
+  });
+}
+
+/**
+ * Registers a stream's value schema under its topic's subject with BACKWARD compatibility, so an
+ * incompatible change is refused by the registry. Idempotent: the same text returns the same id.
+ */
+export function registerValueSchema(registry: SchemaRegistry, stream: StreamName): Promise<number> {
+  return registerSchema(registry, valueSubject(topics[stream].name), schemaText(topics[stream]));
+}
+
+export async function registerSchema(
+  registry: SchemaRegistry,
+  subject: string,
+  text: string,
+): Promise<number> {
+  await putCompatibility('/config', 'BACKWARD');
+  const existing = await fetch(`${registryUrl()}/subjects/${subject}/versions`);
+  if (existing.ok) await putCompatibility(`/config/${subject}`, 'BACKWARD');
+  const { id } = await registry.register({ type: SchemaType.PROTOBUF, schema: text }, { subject });
+  if (!existing.ok) await putCompatibility(`/config/${subject}`, 'BACKWARD');
+  return id;
+}
+
+/**
+ * Confluent wire format for protobuf: magic byte 0, the schema id (4 bytes, big-endian), the
+ * message-index path (a single 0 byte: the first message of the schema), then the payload.
+ * Written here rather than by the library, whose encoder omits the message index that other
+ * Confluent-compatible consumers expect; its decoder reads both forms.
+ */
+export function frame(schemaId: number, payload: Uint8Array): Buffer {
+  const framed = Buffer.allocUnsafe(6 + payload.length);
+  framed[0] = 0;
+  framed.writeUInt32BE(schemaId, 1);
+  framed[5] = 0;
+  framed.set(payload, 6);
+  return framed;
+}
+
+export interface StreamCodec<T> {
+  readonly stream: StreamName;
+  readonly schemaId: number;
+  encode(value: T): Buffer;
+}
+
+/** Encodes values of one stream with the schema id the registry gave its text. */
+export function streamCodec<T extends object>(stream: StreamName, schemaId: number): StreamCodec<T> {
+  const type: protobuf.Type = valueType(stream);
+  return {
+    stream,
+    schemaId,
+    encode: (value: T) => frame(schemaId, type.encode(type.fromObject(value)).finish()),
+  };
+}
+
+/** Decodes any framed value with the writer's schema, fetched from the registry by id. */
+export async function decodeValue(
+  registry: SchemaRegistry,
+  buffer: Buffer,
+): Promise<Record<string, unknown>> {
+  const message = (await registry.decode(buffer)) as protobuf.Message;
+  return message.$type.toObject(message, { longs: String, enums: String, defaults: true, oneofs: true });
+}

@@ -1,0 +1,50 @@
+import type { Projection } from '../consumers/runtime.ts';
+import type { OrgEvent } from '../domain/orgs/events.ts';
+import type { PgClient, PgPool } from '../platform/postgres.ts';
+import { orgEventFromWire } from '../schemas/events/org-mapping.ts';
+import { projectOnce } from './postgres-offsets.ts';
+
+// Org events → Postgres: orgs, api_keys, credit_grants. Each statement mirrors domain/orgs'
+// evolve for one event type and is itself idempotent; offsets make the batch exactly-once.
+const writers: {
+  [T in OrgEvent['type']]: (client: PgClient, event: Extract<OrgEvent, { type: T }>) => Promise<unknown>;
+} = {
+  OrgCreated: (client, event) =>
+    client.query(
+      'INSERT INTO orgs (org_id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (org_id) DO NOTHING',
+      [event.orgId, event.name, event.occurredAt],
+    ),
+  ApiKeyCreated: (client, event) =>
+    client.query(
+      `INSERT INTO api_keys (key_id, org_id, name, key_hash, key_prefix, scopes, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (key_id) DO NOTHING`,
+      [event.keyId, event.orgId, event.name, event.keyHash, event.keyPrefix, event.scopes, event.occurredAt],
+    ),
+  ApiKeyRevoked: (client, event) =>
+    client.query('UPDATE api_keys SET revoked_at = $2 WHERE key_id = $1 AND revoked_at IS NULL', [
+      event.keyId,
+      event.occurredAt,
+    ]),
+  CreditGranted: (client, event) =>
+    client.query(
+      `INSERT INTO credit_grants (grant_id, org_id, amount_cents, reason, granted_at)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (grant_id) DO NOTHING`,
+      [event.grantId, event.orgId, event.amountCents, event.reason, event.occurredAt],
+    ),
+  TracingEnabled: (client, event) =>
+    client.query('UPDATE orgs SET tracing_enabled = true WHERE org_id = $1', [event.orgId]),
+};
+
+export function orgPostgresProjection(pool: PgPool): Projection<OrgEvent> {
+  const groupId = 'orrery-org-postgres';
+  return {
+    groupId,
+    stream: 'org',
+    maxWaitMs: 100,
+    fromWire: orgEventFromWire,
+    project: (batch) =>
+      projectOnce(pool, groupId, batch, (client, event) =>
+        (writers[event.type] as (client: PgClient, event: OrgEvent) => Promise<unknown>)(client, event),
+      ),
+  };
+}

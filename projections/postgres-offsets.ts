@@ -1,0 +1,46 @@
+import type { Delivered } from '../consumers/runtime.ts';
+import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.ts';
+
+/**
+ * Applies a batch to Postgres exactly once: in one transaction it reads where this group has got
+ * to in each partition, applies only the messages past that point, and moves the offsets. A batch
+ * delivered again (the consumer died before committing to Kafka) is recognised and skipped.
+ */
+export async function projectOnce<E>(
+  pool: PgPool,
+  groupId: string,
+  batch: Delivered<E>[],
+  apply: (client: PgClient, event: E) => Promise<unknown>,
+): Promise<void> {
+  if (batch.length === 0) return;
+  await inTransaction(pool, async (client) => {
+    const partitions = [...new Set(batch.map((message) => `${message.topic}\u0000${message.partition}`))];
+    const stored = new Map<string, bigint>();
+    for (const key of partitions) {
+      const [topic, partition] = key.split('\u0000') as [string, string];
+      const result = await client.query<{ next_offset: string }>(
+        `SELECT next_offset::text FROM projection_offsets
+          WHERE group_id = $1 AND topic = $2 AND partition = $3 FOR UPDATE`,
+        [groupId, topic, Number(partition)],
+      );
+      stored.set(key, BigInt(result.rows[0]?.next_offset ?? '0'));
+    }
+    const next = new Map(stored);
+    for (const message of batch) {
+      const key = `${message.topic}\u0000${message.partition}`;
+      const offset = BigInt(message.offset);
+      if (offset < (next.get(key) ?? 0n)) continue;
+      await apply(client, message.event);
+      next.set(key, offset + 1n);
+    }
+    for (const [key, offset] of next) {
+      if (offset === stored.get(key)) continue;
+      const [topic, partition] = key.split('\u0000') as [string, string];
+      await client.query(
+        `INSERT INTO projection_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (group_id, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
+        [groupId, topic, Number(partition), offset.toString()],
+      );
+    }
+  });
+}

@@ -1,0 +1,35 @@
+import type { Projection } from '../consumers/runtime.ts';
+import type { UsageRecorded } from '../domain/usage/events.ts';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { usageFromWire } from '../schemas/events/usage-mapping.ts';
+
+// Usage events → ClickHouse `requests` (the Endpoints > Requests list). One insert per batch;
+// ReplacingMergeTree collapses a redelivered row on (org_id, occurred_at, request_id).
+export function usageClickHouseProjection(clickhouse: ClickHouseClient): Projection<UsageRecorded> {
+  return {
+    groupId: 'orrery-usage-clickhouse',
+    stream: 'usage',
+    maxWaitMs: 1000,
+    fromWire: usageFromWire,
+    async project(batch) {
+      await clickhouse.insert({
+        table: 'requests',
+        format: 'JSONEachRow',
+        values: batch.map(({ event }) => ({
+          org_id: event.orgId,
+          occurred_at: Math.floor(event.occurredAt.getTime() / 1000),
+          request_id: event.requestId,
+          event_id: event.eventId,
+          occurred_at_ms: event.occurredAt.getTime(),
+          key_id: event.keyId,
+          model: event.model,
+          endpoint: event.endpoint,
+          input_tokens: event.inputTokens,
+          output_tokens: event.outputTokens,
+          fallback: event.fallback ? 1 : 0,
+          latency_ms: event.latencyMs,
+        })),
+      });
+    },
+  };
+}
