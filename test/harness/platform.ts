@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { AdminDeps } from '../../api/admin/commands.ts';
+import { buildApi } from '../../api/app.ts';
+import { followOrgStream, OrgDirectory, type OrgFollower } from '../../api/auth/org-directory.ts';
+import { allProjections } from '../../consumers/projections.ts';
+import { type Projection, type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
+import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { logger } from '../../platform/logger.ts';
+import { createPgPool, type PgPool } from '../../platform/postgres.ts';
+import { createEventProducer, type EventProducer } from '../../producers/producer.ts';
+
+/**
+ * The platform's processes, in the test process, against the real stack: the producer, the
+ * consumers (every projection), and the API with its org directory. One per test file.
+ */
+export interface TestPlatform {
+  pool: PgPool;
+  clickhouse: ClickHouseClient;
+  producer: EventProducer;
+  directory: OrgDirectory;
+  api: FastifyInstance;
+  admin: AdminDeps;
+  stop(): Promise<void>;
+}
+
+export async function startTestPlatform(
+  options: { consumers?: boolean; beforeReady?: (api: FastifyInstance) => void } = {},
+): Promise<TestPlatform> {
+  const pool = createPgPool(5);
+  const clickhouse = createClickHouse();
+  const producer = await createEventProducer('orrery-test');
+  const consumers: RunningConsumer[] = [];
+  if (options.consumers ?? true) {
+    for (const projection of Object.values(allProjections({ pool, clickhouse }))) {
+      consumers.push(await runConsumer(projection, { registry: producer.registry, producer, logger }));
+    }
+  }
+  const directory = new OrgDirectory();
+  const follower: OrgFollower = await followOrgStream(directory, { registry: producer.registry, logger });
+  await follower.caughtUp;
+  const api = await buildApi({ logger, directory, producer, ready: () => follower.isCaughtUp() });
+  options.beforeReady?.(api);
+  await api.ready();
+  return {
+    pool,
+    clickhouse,
+    producer,
+    directory,
+    api,
+    admin: { pool, producer },
+    async stop() {
+      await api.close();
+      await follower.stop();
+      await Promise.all(consumers.map((consumer) => consumer.stop()));
+      await producer.disconnect();
+      await Promise.all([pool.end(), clickhouse.close()]);
+    },
+  };
+}
+
+/** Runs one projection under a consumer group of the test's own, with optional hooks. */
+export function runProjectionAs<E>(
+  platform: Pick<TestPlatform, 'producer'>,
+  projection: Projection<E>,
+  groupId: string,
+  hooks?: Parameters<typeof runConsumer>[1]['hooks'],
+): Promise<RunningConsumer> {
+  return runConsumer(
+    { ...projection, groupId },
+    { registry: platform.producer.registry, producer: platform.producer, logger, hooks },
+  );
+}
+
+/** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

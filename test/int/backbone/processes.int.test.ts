@@ -1,0 +1,21 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform({ consumers: false });
+});
+afterAll(() => platform.stop());
+
+it('serves health, readiness, Prometheus metrics and the OpenAPI 3.1 document', async () => {
+  expect((await platform.api.inject('/healthz')).json()).toEqual({ status: 'ok' });
+  expect((await platform.api.inject('/readyz')).json()).toEqual({ status: 'ready' });
+  await platform.api.inject('/api/me');
+  const metrics = (await platform.api.inject('/metrics')).body;
+  expect(metrics).toMatch(/orrery_http_request_duration_seconds_bucket\{[^}]*route="\/api\/me"/);
+  expect(metrics).toMatch(/orrery_kafka_consumer_lag_messages|process_cpu_user_seconds_total/);
+  const openapi = (await platform.api.inject('/openapi.json')).json();
+  expect(openapi.openapi).toBe('3.1.0');
+  expect(Object.keys(openapi.paths)).toContain('/api/me');
+  expect(openapi.paths['/api/me'].get.responses['200']).toBeDefined();
+});

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, createOrg } from '../../../api/admin/commands.ts';
+import type { UsageRecorded } from '../../../domain/usage/events.ts';
+import { sql } from '../../../platform/clickhouse.ts';
+import { publishOrgEvents } from '../../../producers/org.ts';
+import { publishUsage } from '../../../producers/usage.ts';
+import { orgPostgresProjection } from '../../../projections/org.ts';
+import { usageClickHouseProjection } from '../../../projections/usage-clickhouse.ts';
+import { eventually, runProjectionAs, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(() => platform.stop());
+
+function usageEvent(orgId: string): UsageRecorded {
+  return {
+    type: 'UsageRecorded',
+    eventId: randomUUID(),
+    orgId,
+    occurredAt: new Date(),
+    requestId: `req_${randomUUID()}`,
+    keyId: 'key_test',
+    model: 'test-model',
+    endpoint: 'titles',
+    inputTokens: 120,
+    outputTokens: 6,
+    fallback: false,
+    latencyMs: 42.5,
+  };
+}
+
+async function requestRows(requestId: string, final: boolean): Promise<number> {
+  const result = await platform.clickhouse.query({
+    query:
+      sql`SELECT count() AS n FROM requests ${final ? sql`FINAL` : sql``} WHERE request_id = ${requestId}`
+        .text,
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ n: string }>();
+  return Number(row?.n ?? 0);
+}
+
+describe('projections on the real stack', () => {
+  it('projects an org event into Postgres', async () => {
+    const orgId = `org_${randomUUID()}`;
+    await publishOrgEvents(platform.producer, [
+      { type: 'OrgCreated', eventId: randomUUID(), orgId, occurredAt: new Date(), name: 'Projected Org' },
+    ]);
+    const row = await eventually(async () => {
+      const result = await platform.pool.query('SELECT name, tracing_enabled FROM orgs WHERE org_id = $1', [
+        orgId,
+      ]);
+      return result.rows[0];
+    });
+    expect(row).toEqual({ name: 'Projected Org', tracing_enabled: false });
+  });
+
+  it('projects a usage event into ClickHouse', async () => {
+    const event = usageEvent(`org_${randomUUID()}`);
+    await publishUsage(platform.producer, [event]);
+    await eventually(async () => ((await requestRows(event.requestId, true)) === 1 ? true : undefined));
+    const result = await platform.clickhouse.query({
+      query:
+        sql`SELECT key_id, model, input_tokens, latency_ms FROM requests FINAL WHERE request_id = ${event.requestId}`
+          .text,
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([
+      { key_id: 'key_test', model: 'test-model', input_tokens: '120', latency_ms: 42.5 },
+    ]);
+  });
+
+  it('changes nothing when a batch is redelivered after the write and before the commit', async () => {
+    const { orgId } = await createOrg(platform.admin, 'Redelivery Org');
+    const usage = usageEvent(orgId);
+    const groupSuffix = randomUUID();
+    const deliveries: string[] = [];
+
+    // First life: the batch is written to both stores, then the consumer dies before committing.
+    const crash = async () => {
+      deliveries.push('crashed');
+      throw new Error('simulated crash between the write and the commit');
+    };
+    const pgGroup = `test-org-postgres-${groupSuffix}`;
+    const chGroup = `test-usage-clickhouse-${groupSuffix}`;
+    await createApiKey(platform.admin, orgId, ['traces:write'], 'before');
+    await publishUsage(platform.producer, [usage]);
+    const firstPg = await runProjectionAs(platform, orgPostgresProjection(platform.pool), pgGroup, {
+      afterProjectBeforeCommit: crash,
+    });
+    const firstCh = await runProjectionAs(platform, usageClickHouseProjection(platform.clickhouse), chGroup, {
+      afterProjectBeforeCommit: crash,
+    });
+    await eventually(async () => (deliveries.length >= 2 ? true : undefined), 30_000, 'both crashes');
+    await Promise.all([firstPg.stop(), firstCh.stop()]);
+    const keysBefore = await platform.pool.query(
+      'SELECT key_id, revoked_at FROM api_keys WHERE org_id = $1',
+      [orgId],
+    );
+    expect(await requestRows(usage.requestId, true)).toBe(1);
+
+    // Second life: the same group gets the uncommitted batch again and commits it.
+    const committed: number[] = [];
+    const record = async (batch: { count: number }) => {
+      committed.push(batch.count);
+    };
+    const secondPg = await runProjectionAs(platform, orgPostgresProjection(platform.pool), pgGroup, {
+      afterProjectBeforeCommit: record,
+    });
+    const secondCh = await runProjectionAs(
+      platform,
+      usageClickHouseProjection(platform.clickhouse),
+      chGroup,
+      {
+        afterProjectBeforeCommit: record,
+      },
+    );
+    await eventually(async () => (committed.length >= 2 ? true : undefined), 30_000, 'redelivered batches');
+    await Promise.all([secondPg.stop(), secondCh.stop()]);
+
+    const keysAfter = await platform.pool.query('SELECT key_id, revoked_at FROM api_keys WHERE org_id = $1', [
+      orgId,
+    ]);
+    expect(keysAfter.rows).toEqual(keysBefore.rows);
+    expect(keysAfter.rows).toHaveLength(1);
+    const grants = await platform.pool.query('SELECT count(*)::int AS n FROM orgs WHERE org_id = $1', [
+      orgId,
+    ]);
+    expect(grants.rows[0].n).toBe(1);
+    expect(await requestRows(usage.requestId, true)).toBe(1);
+  });
+});
