@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 // started (or reused) once by the global setup, and run one file at a time on 2 cores.
 export default defineConfig({
   test: {
+    reporters: ['default', './test/harness/summary-reporter.ts'],
     projects: [
       {
         test: {

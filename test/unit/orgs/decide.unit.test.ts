@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { decide, type OrgCommand, OrgCommandRefused } from '../../../domain/orgs/decide.ts';
+import type { OrgEvent } from '../../../domain/orgs/events.ts';
+import { evolve, initialState, type MaybeOrg } from '../../../domain/orgs/org.ts';
+
+const now = new Date('2026-11-22T10:00:00Z');
+const meta = { eventId: 'e1', orgId: 'org_1', now };
+const fold = (events: OrgEvent[]): MaybeOrg => events.reduce(evolve, initialState());
+const created = fold(decide({ ...meta, type: 'CreateOrg', name: 'Acme' }, undefined));
+const withKey = fold([
+  ...decide({ ...meta, type: 'CreateOrg', name: 'Acme' }, undefined),
+  ...decide(
+    {
+      ...meta,
+      type: 'CreateApiKey',
+      keyId: 'key_1',
+      name: 'ci',
+      keyHash: 'h',
+      keyPrefix: 'orr_ab',
+      scopes: ['traces:write'],
+    },
+    created,
+  ),
+]);
+
+describe('org decider', () => {
+  it.each<[string, OrgCommand, MaybeOrg, string[]]>([
+    ['creates an org', { ...meta, type: 'CreateOrg', name: 'Acme' }, undefined, ['OrgCreated']],
+    [
+      'creates a key',
+      {
+        ...meta,
+        type: 'CreateApiKey',
+        keyId: 'k',
+        name: 'n',
+        keyHash: 'h',
+        keyPrefix: 'p',
+        scopes: ['traces:write'],
+      },
+      created,
+      ['ApiKeyCreated'],
+    ],
+    ['revokes a live key', { ...meta, type: 'RevokeApiKey', keyId: 'key_1' }, withKey, ['ApiKeyRevoked']],
+    [
+      'grants credit',
+      { ...meta, type: 'GrantCredit', grantId: 'g1', amountCents: 500, reason: 'trial' },
+      created,
+      ['CreditGranted'],
+    ],
+    ['enables tracing', { ...meta, type: 'EnableTracing' }, created, ['TracingEnabled']],
+  ])('%s', (_, command, state, types) => {
+    expect(decide(command, state).map((event) => event.type)).toEqual(types);
+  });
+
+  it.each<[string, OrgCommand, MaybeOrg, string]>([
+    ['an org twice', { ...meta, type: 'CreateOrg', name: 'Acme' }, created, 'org_exists'],
+    [
+      'a key for no org',
+      {
+        ...meta,
+        type: 'CreateApiKey',
+        keyId: 'k',
+        name: 'n',
+        keyHash: 'h',
+        keyPrefix: 'p',
+        scopes: ['traces:write'],
+      },
+      undefined,
+      'org_not_found',
+    ],
+    [
+      'a key without scopes',
+      { ...meta, type: 'CreateApiKey', keyId: 'k', name: 'n', keyHash: 'h', keyPrefix: 'p', scopes: [] },
+      created,
+      'invalid_request',
+    ],
+    ['revoking an unknown key', { ...meta, type: 'RevokeApiKey', keyId: 'nope' }, created, 'key_not_found'],
+    [
+      'zero credit',
+      { ...meta, type: 'GrantCredit', grantId: 'g', amountCents: 0, reason: '' },
+      created,
+      'invalid_request',
+    ],
+    [
+      'fractional credit',
+      { ...meta, type: 'GrantCredit', grantId: 'g', amountCents: 1.5, reason: '' },
+      created,
+      'invalid_request',
+    ],
+  ])('refuses %s', (_, command, state, code) => {
+    expect(() => decide(command, state)).toThrow(OrgCommandRefused);
+    try {
+      decide(command, state);
+    } catch (error) {
+      expect((error as OrgCommandRefused).code).toBe(code);
+    }
+  });
+
+  it('is idempotent where a retry is natural: revoking twice, the same grant twice, enabling twice', () => {
+    const afterRevoke = decide({ ...meta, type: 'RevokeApiKey', keyId: 'key_1' }, withKey).reduce(
+      evolve,
+      withKey,
+    );
+    expect(decide({ ...meta, type: 'RevokeApiKey', keyId: 'key_1' }, afterRevoke)).toEqual([]);
+    const granted = decide(
+      { ...meta, type: 'GrantCredit', grantId: 'g1', amountCents: 5, reason: '' },
+      created,
+    ).reduce(evolve, created);
+    expect(granted?.creditGrantedCents).toBe(5);
+    expect(
+      decide({ ...meta, type: 'GrantCredit', grantId: 'g1', amountCents: 5, reason: '' }, granted),
+    ).toEqual([]);
+    const enabled = decide({ ...meta, type: 'EnableTracing' }, created).reduce(evolve, created);
+    expect(decide({ ...meta, type: 'EnableTracing' }, enabled)).toEqual([]);
+  });
+
+  it('evolves keys: created live, revoked stays revoked, unknown keys ignored', () => {
+    expect(withKey?.keys.key_1).toMatchObject({ scopes: ['traces:write'], revoked: false });
+    const revoked = evolve(withKey, {
+      type: 'ApiKeyRevoked',
+      eventId: 'e',
+      orgId: 'org_1',
+      occurredAt: now,
+      keyId: 'key_1',
+    });
+    expect(revoked?.keys.key_1?.revoked).toBe(true);
+    expect(
+      evolve(withKey, { type: 'ApiKeyRevoked', eventId: 'e', orgId: 'org_1', occurredAt: now, keyId: 'zzz' }),
+    ).toBe(withKey);
+  });
+});
