@@ -1,0 +1,99 @@
+// AI SDK (Vercel) telemetry. Input: `ai.prompt.messages` (the provider call's messages), else
+// `ai.prompt` (`{ system?, prompt?, messages? }` of the outer call), else a tool span's
+// `ai.toolCall.args`. Output: `ai.response.text` and `ai.response.toolCalls` as one assistant
+// message, else `ai.toolCall.result`. Tool calls carry `args` (v4) or `input` (v5), tool results
+// `result` (v4) or `output` (v5); other part types (image, file, reasoning) are dropped.
+
+import { z } from 'zod';
+import { findAttribute } from '../attributes.ts';
+import type { KeyValue } from '../otlp.ts';
+import { type Convention, type Reading, readMessages, readValue } from './convention.ts';
+import {
+  attributeJson,
+  json,
+  knownParts,
+  message,
+  messagesShape,
+  type ToolCallPart,
+  textPart,
+  toolCallPart,
+  toolCallResponsePart,
+} from './messages.ts';
+
+const textKey = 'ai.response.text';
+const toolCallsKey = 'ai.response.toolCalls';
+
+/** A tool call as the messages' `tool-call` parts and `ai.response.toolCalls` entries share it. */
+const toolCall = z.object({
+  toolCallId: z.string().optional(),
+  toolName: z.string(),
+  args: json.optional(),
+  input: json.optional(),
+});
+
+function toToolCall(call: z.infer<typeof toolCall>): ToolCallPart {
+  return toolCallPart(call.toolCallId, call.toolName, call.args ?? call.input);
+}
+
+const part = z.union([
+  z.object({ type: z.literal('text'), text: z.string() }).transform((p) => textPart(p.text)),
+  toolCall.extend({ type: z.literal('tool-call') }).transform(toToolCall),
+  z
+    .object({
+      type: z.literal('tool-result'),
+      toolCallId: z.string().optional(),
+      result: json.optional(),
+      output: json.optional(),
+    })
+    .transform((p) => toolCallResponsePart(p.toolCallId, p.result ?? p.output)),
+  z.object({ type: z.string() }).transform(() => undefined),
+]);
+
+const content = z.union([
+  z.string().transform((text) => [textPart(text)]),
+  z.array(part).transform(knownParts),
+]);
+
+const messages = z.array(
+  z.object({ role: z.string(), content }).transform((m) => message(m.role, m.content)),
+);
+
+/** The outer call's prompt: a system text, then a prompt (a text or messages), then messages. */
+const prompt = z
+  .strictObject({
+    system: z.string().optional(),
+    prompt: z
+      .union([z.string().transform((text) => [message('user', [textPart(text)])]), messages])
+      .optional(),
+    messages: messages.optional(),
+  })
+  .transform((p) => [
+    ...(p.system === undefined ? [] : [message('system', [textPart(p.system)])]),
+    ...(p.prompt ?? []),
+    ...(p.messages ?? []),
+  ]);
+
+const toolCalls = z.array(toolCall.transform(toToolCall));
+
+export const aiSdk: Convention = {
+  name: 'AI SDK',
+  readInput: ({ attributes }) =>
+    readMessages(attributes, 'ai.prompt.messages', messages) ??
+    readMessages(attributes, 'ai.prompt', prompt) ??
+    readValue(attributes, 'ai.toolCall.args'),
+  readOutput: ({ attributes }) => readResponse(attributes) ?? readValue(attributes, 'ai.toolCall.result'),
+};
+
+/** Text and tool calls together are the one assistant message the call answered with. */
+function readResponse(attributes: readonly KeyValue[]): Reading | undefined {
+  const text = findAttribute(attributes, textKey);
+  const calls = findAttribute(attributes, toolCallsKey);
+  if (text === undefined && calls === undefined) return undefined;
+  const parsedCalls = toolCalls.safeParse(calls === undefined ? [] : attributeJson(calls));
+  if (!parsedCalls.success) return readValue(attributes, toolCallsKey);
+  const textParts = text?.kind === 'string' && text.value !== '' ? [textPart(text.value)] : [];
+  return {
+    value: messagesShape([message('assistant', [...textParts, ...parsedCalls.data])]),
+    consumes: (key) => key === textKey || key === toolCallsKey,
+  };
+}

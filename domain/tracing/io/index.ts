@@ -1,0 +1,76 @@
+// Input and output of a span, from the "Input and output" table of 001 (Attributes read): the
+// conventions in the table's order; the first one that has an input provides the input and,
+// separately, the first one that has an output provides the output. What they read is removed
+// from the stored attributes (and from the GenAI details event it came from); what conventions
+// that did not win have sent stays.
+
+import type { KeyValue, OtlpEvent } from '../otlp.ts';
+import type { JsonValue } from '../span.ts';
+import { aiSdk } from './ai-sdk.ts';
+import type { Convention, IoSource, Reading } from './convention.ts';
+import { genAi } from './genai.ts';
+import { genAiIndexed } from './genai-indexed.ts';
+import { genAiTool } from './genai-tool.ts';
+import { openInference } from './openinference.ts';
+import { traceloop } from './traceloop.ts';
+
+export type { IoSource, Reading } from './convention.ts';
+
+export const conventions: readonly Convention[] = [
+  genAi,
+  genAiIndexed,
+  genAiTool,
+  aiSdk,
+  openInference,
+  traceloop,
+];
+
+export interface InputOutput {
+  /** `{ messages }` or `{ value }`, or null when no convention has one. */
+  input: JsonValue | null;
+  output: JsonValue | null;
+  /** The span's attributes and events without what became input or output. */
+  attributes: KeyValue[];
+  events: OtlpEvent[];
+}
+
+export function readInputOutput(source: IoSource): InputOutput {
+  const input = readInput(source);
+  const output = readOutput(source);
+  const readings = [input, output].filter((reading) => reading !== undefined);
+  return {
+    input: input?.value ?? null,
+    output: output?.value ?? null,
+    attributes: withoutConsumed(source.attributes, readings, undefined),
+    events: source.events.map((event, index) => ({
+      ...event,
+      attributes: withoutConsumed(event.attributes, readings, index),
+    })),
+  };
+}
+
+export function readInput(source: IoSource): Reading | undefined {
+  return firstFound(conventions, (convention) => convention.readInput(source));
+}
+
+export function readOutput(source: IoSource): Reading | undefined {
+  return firstFound(conventions, (convention) => convention.readOutput(source));
+}
+
+function firstFound(all: readonly Convention[], read: (convention: Convention) => Reading | undefined) {
+  for (const convention of all) {
+    const reading = read(convention);
+    if (reading !== undefined) return reading;
+  }
+  return undefined;
+}
+
+/** `eventIndex` undefined means the span's own attributes. */
+function withoutConsumed(
+  attributes: readonly KeyValue[],
+  readings: readonly Reading[],
+  eventIndex: number | undefined,
+): KeyValue[] {
+  const here = readings.filter((reading) => reading.eventIndex === eventIndex);
+  return attributes.filter(({ key }) => !here.some((reading) => reading.consumes(key)));
+}

@@ -1,0 +1,65 @@
+// Model and token counts, from the "Model and tokens" table of 001 (Attributes read): the first
+// attribute of each list that the span has with a usable value.
+
+import { findAttribute, firstOf, readString } from './attributes.ts';
+import type { AnyValue, KeyValue } from './otlp.ts';
+
+export const modelAttributes = [
+  'gen_ai.response.model',
+  'gen_ai.request.model',
+  'llm.model_name',
+  'ai.response.model',
+  'ai.model.id',
+] as const;
+
+export const inputTokenAttributes = [
+  'gen_ai.usage.input_tokens',
+  'gen_ai.usage.prompt_tokens',
+  'llm.token_count.prompt',
+  'ai.usage.inputTokens',
+  'ai.usage.promptTokens',
+] as const;
+
+export const outputTokenAttributes = [
+  'gen_ai.usage.output_tokens',
+  'gen_ai.usage.completion_tokens',
+  'llm.token_count.completion',
+  'ai.usage.outputTokens',
+  'ai.usage.completionTokens',
+] as const;
+
+export function readModel(attributes: readonly KeyValue[]): string | null {
+  return firstOf(attributes, modelAttributes, readString) ?? null;
+}
+
+export function readInputTokens(attributes: readonly KeyValue[]): number | null {
+  return firstOf(attributes, inputTokenAttributes, readTokenCount) ?? null;
+}
+
+export function readOutputTokens(attributes: readonly KeyValue[]): number | null {
+  return firstOf(attributes, outputTokenAttributes, readTokenCount) ?? null;
+}
+
+/**
+ * A token count: an int, an integral double or a string of digits, zero or more and exact as a
+ * JSON number. Anything else (negative, fractional, too large, another type) counts as absent,
+ * so the next attribute in the list is tried.
+ */
+export function readTokenCount(attributes: readonly KeyValue[], key: string): number | undefined {
+  const value = findAttribute(attributes, key);
+  const count = value === undefined ? Number.NaN : asNumber(value);
+  return Number.isSafeInteger(count) && count >= 0 ? count : undefined;
+}
+
+function asNumber(value: AnyValue): number {
+  switch (value.kind) {
+    case 'int':
+      return Number(value.value);
+    case 'double':
+      return value.value;
+    case 'string':
+      return /^\d+$/.test(value.value) ? Number(value.value) : Number.NaN;
+    default:
+      return Number.NaN;
+  }
+}

@@ -1,0 +1,113 @@
+// One OTLP span → the span we store (001: Stored span, Attributes read, Limits). Credentials are
+// removed first, so a later cut never leaves half a credential behind; then the attributes are
+// read; then input and output are cut to their own limit, and the other limits are applied.
+
+import { attributesToJson, type JsonObject, jsonToAttributes } from './attributes.ts';
+import { readContext } from './context.ts';
+import { readInputOutput } from './io/index.ts';
+import { readKind } from './kind.ts';
+import { readInputTokens, readModel, readOutputTokens } from './model.ts';
+import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
+import { redactJson, redactText } from './redaction.ts';
+import type { JsonValue, StoredSpan } from './span.ts';
+import { fitJson, limitSpan, limits } from './truncation.ts';
+
+export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpScope): StoredSpan {
+  const redacted = redactSpan(span, resource);
+  const clean = redacted.span;
+  const io = readInputOutput(clean);
+  const input = fitInputOutput(io.input);
+  const output = fitInputOutput(io.output);
+  return limitSpan({
+    traceId: clean.traceId,
+    spanId: clean.spanId,
+    parentSpanId: clean.parentSpanId,
+    name: clean.name,
+    kind: readKind(clean.attributes),
+    otelKind: clean.kind,
+    startTimeUnixNano: clean.startTimeUnixNano,
+    endTimeUnixNano: clean.endTimeUnixNano,
+    statusCode: clean.status.code,
+    statusMessage: clean.status.message,
+    model: readModel(clean.attributes),
+    inputTokens: readInputTokens(clean.attributes),
+    outputTokens: readOutputTokens(clean.attributes),
+    input: input.text,
+    output: output.text,
+    inputTruncated: input.truncated,
+    outputTruncated: output.truncated,
+    ...readContext(clean.attributes, redacted.resource),
+    attributes: JSON.stringify(attributesToJson(io.attributes)),
+    events: JSON.stringify(io.events.map(toStoredEvent)),
+    links: JSON.stringify(clean.links.map(toStoredLink)),
+    resourceAttributes: JSON.stringify(attributesToJson(redacted.resource)),
+    scopeName: scope.name,
+    scopeVersion: scope.version,
+    redactedCount: redacted.count,
+  });
+}
+
+interface RedactedSpan {
+  span: OtlpSpan;
+  resource: KeyValue[];
+  /** Credential values removed, the span's `redacted_count`. */
+  count: number;
+}
+
+/** Every text a span carries: its name, status message, and the attributes of span, events, links and resource. */
+export function redactSpan(span: OtlpSpan, resource: readonly KeyValue[]): RedactedSpan {
+  let count = 0;
+  const text = (value: string): string => {
+    const redacted = redactText(value);
+    count += redacted.count;
+    return redacted.text;
+  };
+  const attributes = (values: readonly KeyValue[]): KeyValue[] => {
+    const redacted = redactAttributes(values);
+    count += redacted.count;
+    return redacted.attributes;
+  };
+  const clean: OtlpSpan = {
+    ...span,
+    name: text(span.name),
+    status: { ...span.status, message: text(span.status.message) },
+    attributes: attributes(span.attributes),
+    events: span.events.map((event) => ({ ...event, attributes: attributes(event.attributes) })),
+    links: span.links.map((link) => ({ ...link, attributes: attributes(link.attributes) })),
+  };
+  return { span: clean, resource: attributes(resource), count };
+}
+
+/** Redacted as one JSON object, so credential detection sees each attribute's name with its value. */
+function redactAttributes(attributes: readonly KeyValue[]): { attributes: KeyValue[]; count: number } {
+  const { value, count } = redactJson(attributesToJson(attributes));
+  return { attributes: jsonToAttributes(isObject(value) ? value : {}), count };
+}
+
+function isObject(value: JsonValue): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fitInputOutput(value: JsonValue | null): { text: string | null; truncated: boolean } {
+  if (value === null) return { text: null, truncated: false };
+  const fitted = fitJson(value, limits.inputOutputBytes);
+  return { text: JSON.stringify(fitted.value), truncated: fitted.truncated };
+}
+
+/** The shape span.ts documents; nanoseconds as decimal text, as OTLP/JSON writes 64-bit integers. */
+function toStoredEvent(event: OtlpEvent): JsonValue {
+  return {
+    name: event.name,
+    time_unix_nano: event.timeUnixNano.toString(),
+    attributes: attributesToJson(event.attributes),
+  };
+}
+
+function toStoredLink(link: OtlpLink): JsonValue {
+  return {
+    trace_id: link.traceId,
+    span_id: link.spanId,
+    trace_state: link.traceState,
+    attributes: attributesToJson(link.attributes),
+  };
+}
