@@ -75,11 +75,16 @@ export function streamCodec<T extends object>(stream: StreamName, schemaId: numb
   };
 }
 
+/** How decoded values are read: int64 as decimal strings, the set oneof named in its field. */
+export const wireObjectOptions: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
 /** Decodes any framed value with the writer's schema, fetched from the registry by id. */
-export async function decodeValue(
-  registry: SchemaRegistry,
-  buffer: Buffer,
-): Promise<Record<string, unknown>> {
+export async function decodeValue(registry: SchemaRegistry, buffer: Buffer): Promise<Record<string, unknown>> {
   const message = (await registry.decode(buffer)) as protobuf.Message;
-  return message.$type.toObject(message, { longs: String, enums: String, defaults: true, oneofs: true });
+  return message.$type.toObject(message, wireObjectOptions);
 }

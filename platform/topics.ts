@@ -39,7 +39,7 @@ export const topics = {
   spans: {
     name: 'orrery.spans.v1',
     schemaFile: 'spans.proto',
-    messageType: 'orrery.spans.v1.SpansReceived',
+    messageType: 'orrery.spans.v1.SpanEvent',
     key: 'org id and trace id',
     retentionMs: days(31),
   },

@@ -1,0 +1,121 @@
+import type { PublishedSpan, SpanEvent } from '../../domain/tracing/events.ts';
+import { type SpanKind, spanKinds } from '../../domain/tracing/span.ts';
+
+// SpanEvent (domain) <-> orrery.spans.v1.SpanEvent (protobuf, camelCase as protobufjs reads it).
+// Optional fields are absent when null, so a missing model is not confused with an empty one.
+
+type Wire = Record<string, unknown>;
+
+function spanToWire(span: PublishedSpan): Wire {
+  return {
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    name: span.name,
+    kind: span.kind,
+    otelKind: span.otelKind,
+    startTimeUnixNano: span.startTimeUnixNano.toString(),
+    endTimeUnixNano: span.endTimeUnixNano.toString(),
+    statusCode: span.statusCode,
+    statusMessage: span.statusMessage,
+    ...(span.model === null ? {} : { model: span.model }),
+    ...(span.inputTokens === null ? {} : { inputTokens: span.inputTokens }),
+    ...(span.outputTokens === null ? {} : { outputTokens: span.outputTokens }),
+    ...(span.input === null ? {} : { input: span.input }),
+    ...(span.output === null ? {} : { output: span.output }),
+    inputTruncated: span.inputTruncated,
+    outputTruncated: span.outputTruncated,
+    ...(span.sessionId === null ? {} : { sessionId: span.sessionId }),
+    ...(span.userId === null ? {} : { userId: span.userId }),
+    ...(span.serviceName === null ? {} : { serviceName: span.serviceName }),
+    ...(span.environment === null ? {} : { environment: span.environment }),
+    attributesJson: span.attributes,
+    eventsJson: span.events,
+    linksJson: span.links,
+    resourceAttributesJson: span.resourceAttributes,
+    scopeName: span.scopeName,
+    scopeVersion: span.scopeVersion,
+    redactedCount: span.redactedCount,
+    sizeBytes: span.sizeBytes,
+  };
+}
+
+export function spanEventToWire(event: SpanEvent): Wire {
+  const envelope = {
+    eventId: event.eventId,
+    orgId: event.orgId,
+    occurredAtMs: event.occurredAt.getTime(),
+    traceId: event.traceId,
+  };
+  if (event.type === 'TraceDeleted') return { ...envelope, traceDeleted: {} };
+  return {
+    ...envelope,
+    spansReceived: {
+      traceFirstReceivedAtMs: event.traceFirstReceivedAt.getTime(),
+      spans: event.spans.map((span) => spanToWire({ ...span, traceId: event.traceId })),
+    },
+  };
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+const optionalText = (wire: Wire, key: string) => (typeof wire[key] === 'string' && key in wire ? (wire[key] as string) : null);
+const optionalCount = (wire: Wire, key: string) => (wire[key] === undefined || wire[key] === null ? null : Number(wire[key]));
+const isKind = (value: unknown): value is SpanKind => spanKinds.includes(value as SpanKind);
+const statusCode = (value: unknown): 0 | 1 | 2 => (value === 1 || value === 2 ? value : 0);
+
+function spanFromWire(traceId: string, wire: Wire): PublishedSpan {
+  return {
+    traceId,
+    spanId: text(wire.spanId),
+    parentSpanId: text(wire.parentSpanId),
+    name: text(wire.name),
+    kind: isKind(wire.kind) ? wire.kind : 'span',
+    otelKind: Number(wire.otelKind ?? 0),
+    startTimeUnixNano: BigInt(text(wire.startTimeUnixNano) || '0'),
+    endTimeUnixNano: BigInt(text(wire.endTimeUnixNano) || '0'),
+    statusCode: statusCode(wire.statusCode),
+    statusMessage: text(wire.statusMessage),
+    model: optionalText(wire, 'model'),
+    inputTokens: optionalCount(wire, 'inputTokens'),
+    outputTokens: optionalCount(wire, 'outputTokens'),
+    input: optionalText(wire, 'input'),
+    output: optionalText(wire, 'output'),
+    inputTruncated: wire.inputTruncated === true,
+    outputTruncated: wire.outputTruncated === true,
+    sessionId: optionalText(wire, 'sessionId'),
+    userId: optionalText(wire, 'userId'),
+    serviceName: optionalText(wire, 'serviceName'),
+    environment: optionalText(wire, 'environment'),
+    attributes: text(wire.attributesJson) || '{}',
+    events: text(wire.eventsJson) || '[]',
+    links: text(wire.linksJson) || '[]',
+    resourceAttributes: text(wire.resourceAttributesJson) || '{}',
+    scopeName: text(wire.scopeName),
+    scopeVersion: text(wire.scopeVersion),
+    redactedCount: Number(wire.redactedCount ?? 0),
+    sizeBytes: Number(wire.sizeBytes ?? 0),
+  };
+}
+
+/**
+ * From a value decoded with `toObject({ longs: String, defaults: true, oneofs: true })`. Proto3
+ * `optional` fields are absent (not defaulted) when unset, which keeps null apart from empty.
+ */
+export function spanEventFromWire(wire: Wire): SpanEvent | undefined {
+  const base = {
+    eventId: text(wire.eventId),
+    orgId: text(wire.orgId),
+    traceId: text(wire.traceId),
+    occurredAt: new Date(Number(wire.occurredAtMs ?? 0)),
+  };
+  if (!base.eventId || !base.orgId || !base.traceId) return undefined;
+  if (wire.event === 'traceDeleted') return { ...base, type: 'TraceDeleted' };
+  if (wire.event !== 'spansReceived') return undefined;
+  const body = (wire.spansReceived ?? {}) as Wire;
+  const spans = Array.isArray(body.spans) ? (body.spans as Wire[]) : [];
+  return {
+    ...base,
+    type: 'SpansReceived',
+    traceFirstReceivedAt: new Date(Number(body.traceFirstReceivedAtMs ?? 0)),
+    spans: spans.map((span) => spanFromWire(base.traceId, span)),
+  };
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import type { OrgEvent } from '../../../domain/orgs/events.ts';
+import type { SpanEvent } from '../../../domain/tracing/events.ts';
+import type { UsageRecorded } from '../../../domain/usage/events.ts';
+import { wireObjectOptions } from '../../../platform/registry.ts';
+import type { StreamName } from '../../../platform/topics.ts';
+import { valueType } from '../../../schemas/events/index.ts';
+import { orgEventFromWire, orgEventToWire } from '../../../schemas/events/org-mapping.ts';
+import { spanEventFromWire, spanEventToWire } from '../../../schemas/events/spans-mapping.ts';
+import { usageFromWire, usageToWire } from '../../../schemas/events/usage-mapping.ts';
+
+// Each event through its mapping, protobuf bytes and back, as producers and consumers do it.
+function throughProtobuf(stream: StreamName, wire: Record<string, unknown>): Record<string, unknown> {
+  const type = valueType(stream);
+  const bytes = type.encode(type.fromObject(wire)).finish();
+  return type.toObject(type.decode(bytes), wireObjectOptions);
+}
+
+const at = new Date('2026-11-22T10:00:00.123Z');
+const span = {
+  traceId: '0af7651916cd43dd8448eb211c80319c',
+  spanId: 'b7ad6b7169203331',
+  parentSpanId: '',
+  name: 'chat gpt-4o',
+  kind: 'generation' as const,
+  otelKind: 3,
+  startTimeUnixNano: 1_763_805_600_123_456_789n,
+  endTimeUnixNano: 18_446_744_073_709_551_615n,
+  statusCode: 2 as const,
+  statusMessage: 'boom',
+  model: 'gpt-4o',
+  inputTokens: 12,
+  outputTokens: 0,
+  input: '{"messages":[]}',
+  output: null,
+  inputTruncated: true,
+  outputTruncated: false,
+  sessionId: '',
+  userId: null,
+  serviceName: 'svc',
+  environment: null,
+  attributes: '{"a":1}',
+  events: '[]',
+  links: '[]',
+  resourceAttributes: '{"service.name":"svc"}',
+  scopeName: 'scope',
+  scopeVersion: '1.0',
+  redactedCount: 2,
+  sizeBytes: 999,
+};
+
+describe('event mappings round-trip through protobuf', () => {
+  it.each<OrgEvent>([
+    { type: 'OrgCreated', eventId: 'e', orgId: 'o', occurredAt: at, name: 'Acme' },
+    {
+      type: 'ApiKeyCreated',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      keyId: 'k',
+      name: 'n',
+      keyHash: 'h',
+      keyPrefix: 'p',
+      scopes: ['traces:write', 'sandboxes:write'],
+    },
+    { type: 'ApiKeyRevoked', eventId: 'e', orgId: 'o', occurredAt: at, keyId: 'k' },
+    { type: 'CreditGranted', eventId: 'e', orgId: 'o', occurredAt: at, grantId: 'g', amountCents: 12_345, reason: 'r' },
+    { type: 'TracingEnabled', eventId: 'e', orgId: 'o', occurredAt: at },
+  ])('org event $type', (event) => {
+    expect(orgEventFromWire(throughProtobuf('org', orgEventToWire(event)))).toEqual(event);
+  });
+
+  it('usage recorded', () => {
+    const event: UsageRecorded = {
+      type: 'UsageRecorded',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      requestId: 'r',
+      keyId: 'k',
+      model: 'm',
+      endpoint: 'previews',
+      inputTokens: 150_000,
+      outputTokens: 7,
+      fallback: true,
+      latencyMs: 12.5,
+    };
+    expect(usageFromWire(throughProtobuf('usage', usageToWire(event)))).toEqual(event);
+  });
+
+  it('spans received keeps nulls apart from empty strings and 64-bit times exact', () => {
+    const event: SpanEvent = {
+      type: 'SpansReceived',
+      eventId: 'e',
+      orgId: 'o',
+      traceId: span.traceId,
+      occurredAt: at,
+      traceFirstReceivedAt: new Date('2026-11-21T00:00:00Z'),
+      spans: [span],
+    };
+    expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
+  });
+
+  it('trace deleted', () => {
+    const event: SpanEvent = { type: 'TraceDeleted', eventId: 'e', orgId: 'o', traceId: 't', occurredAt: at };
+    expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
+  });
+});
