@@ -1,0 +1,197 @@
+// Which spans of one OTLP request are kept (001, "Refused spans", the idempotence rule and
+// "Limits"): a pure decision over the request's spans, in the order sent, and the ledger's facts
+// about them (read from Postgres in one round trip by the endpoint).
+import { type Limits, limits as specLimits } from './truncation.ts';
+
+/** What admission needs of a normalized span; sizeBytes is storedSpanBytes of the limited span. */
+export interface CandidateSpan {
+  traceId: string;
+  spanId: string;
+  startTimeUnixNano: bigint;
+  endTimeUnixNano: bigint;
+  sizeBytes: number;
+}
+
+/** The admission ledger's facts for the request's spans, before this request. */
+export interface LedgerFacts {
+  /** `traceId:spanId` of the request's spans that are already stored. */
+  storedSpanKeys: ReadonlySet<string>;
+  /** Spans already stored per trace id. */
+  traceSpanCounts: ReadonlyMap<string, number>;
+  /** Trace ids deleted in the last 24 hours. */
+  deletedTraceIds: ReadonlySet<string>;
+  /** Spans and stored bytes the org has kept this UTC month. */
+  monthSpans: number;
+  monthBytes: number;
+}
+
+export type AdmissionLimits = Pick<Limits, 'spansPerTrace' | 'monthlySpans' | 'monthlyBytes'>;
+
+/** The spec's "Refused spans" reasons, in its table's order, which is the error message's order. */
+export const refusalReasons = [
+  'bad_id',
+  'bad_time',
+  'trace_full',
+  'deleted_trace',
+  'monthly_spans',
+  'monthly_data',
+] as const;
+export type RefusalReason = (typeof refusalReasons)[number];
+
+/** `duplicate`: stored before, or accepted earlier in this request; a success, not stored or counted again. */
+export type Verdict = 'accepted' | 'duplicate' | RefusalReason;
+
+interface Wording {
+  n: string;
+  month: string;
+  date: string;
+  limits: AdmissionLimits;
+}
+
+const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+const gibibytes = (bytes: number): string => `${thousands(bytes / 1024 ** 3)} GiB`;
+
+/** The spec's message for each reason ("Refused spans", Message content). */
+const refusalWording: Record<RefusalReason, (w: Wording) => string> = {
+  bad_id: ({ n }) => `${n} spans had a trace or span id that is missing, all zeros or of the wrong length`,
+  bad_time: ({ n }) => `${n} spans had a start or end time past the year 2262`,
+  trace_full: ({ n, limits }) =>
+    `${n} spans would have taken a trace past ${thousands(limits.spansPerTrace)} spans`,
+  deleted_trace: ({ n }) => `${n} spans belong to traces deleted in the last 24 hours`,
+  monthly_spans: ({ month, date, limits }) =>
+    `the org has kept ${thousands(limits.monthlySpans)} spans in ${month}; spans are accepted again on ${date}`,
+  monthly_data: ({ month, date, limits }) =>
+    `the org has kept ${gibibytes(limits.monthlyBytes)} of spans in ${month}; spans are accepted again on ${date}`,
+};
+
+const monthNames =
+  'January February March April May June July August September October November December'.split(' ');
+
+/** `November 2026`: the UTC month of now. */
+export const monthOf = (now: Date): string => `${monthNames[now.getUTCMonth()]} ${now.getUTCFullYear()}`;
+
+/** `2026-12-01`: the first day of the UTC month after now's. */
+export const nextMonthStart = (now: Date): string =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+
+/** `partial_success.error_message`: each reason with a count, in the table's order, joined by `; `. */
+export function refusalMessage(
+  counts: Partial<Record<RefusalReason, number>>,
+  now: Date,
+  limits: AdmissionLimits = specLimits,
+): string {
+  const context = { month: monthOf(now), date: nextMonthStart(now), limits };
+  return refusalReasons
+    .filter((reason) => (counts[reason] ?? 0) > 0)
+    .map((reason) => refusalWording[reason]({ ...context, n: thousands(counts[reason]!) }))
+    .join('; ');
+}
+
+// A bad id is missing, all zeros, or not 32 (trace) or 16 (span) hex digits.
+const traceIdShape = /^[0-9a-f]{32}$/i;
+const spanIdShape = /^[0-9a-f]{16}$/i;
+const allZeros = /^0+$/;
+const hasGoodIds = (s: CandidateSpan): boolean =>
+  traceIdShape.test(s.traceId) &&
+  spanIdShape.test(s.spanId) &&
+  !allZeros.test(s.traceId) &&
+  !allZeros.test(s.spanId);
+
+// Past the year 2262 is past the int64 nanosecond range, 2262-04-11T23:47:16.854775807Z.
+const lastNanosecond = 2n ** 63n - 1n;
+const inRange = (t: bigint): boolean => t >= 0n && t <= lastNanosecond;
+const hasGoodTimes = (s: CandidateSpan): boolean =>
+  inRange(s.startTimeUnixNano) && inRange(s.endTimeUnixNano);
+
+/** What the request has taken so far, on top of the ledger's facts. */
+interface Taken {
+  keys: Set<string>;
+  perTrace: Map<string, number>;
+  spans: number;
+  bytes: number;
+  /** Once a span is refused for monthly data, every later one is too (no smaller span slips in). */
+  dataFull: boolean;
+}
+
+interface Check {
+  verdict: Exclude<Verdict, 'accepted'>;
+  applies: (span: CandidateSpan, ledger: LedgerFacts, taken: Taken, limits: AdmissionLimits) => boolean;
+}
+
+const keyOf = (s: CandidateSpan): string => `${s.traceId}:${s.spanId}`;
+
+/**
+ * A span's checks in order; the first that applies is its verdict, none is `accepted`. Malformed
+ * spans are refused before anything else; a span of a deleted trace is refused even if stored
+ * before; a duplicate succeeds before any limit is looked at, so a retried request stays a success.
+ */
+const checks: readonly Check[] = [
+  { verdict: 'bad_id', applies: (s) => !hasGoodIds(s) },
+  { verdict: 'bad_time', applies: (s) => !hasGoodTimes(s) },
+  { verdict: 'deleted_trace', applies: (s, ledger) => ledger.deletedTraceIds.has(s.traceId) },
+  {
+    verdict: 'duplicate',
+    applies: (s, ledger, taken) => ledger.storedSpanKeys.has(keyOf(s)) || taken.keys.has(keyOf(s)),
+  },
+  {
+    verdict: 'trace_full',
+    applies: (s, ledger, taken, limits) =>
+      (ledger.traceSpanCounts.get(s.traceId) ?? 0) + (taken.perTrace.get(s.traceId) ?? 0) >=
+      limits.spansPerTrace,
+  },
+  {
+    verdict: 'monthly_spans',
+    applies: (_, ledger, taken, limits) => ledger.monthSpans + taken.spans >= limits.monthlySpans,
+  },
+  {
+    verdict: 'monthly_data',
+    applies: (s, ledger, taken, limits) =>
+      taken.dataFull || ledger.monthBytes + taken.bytes + s.sizeBytes > limits.monthlyBytes,
+  },
+];
+
+export interface Admission {
+  /** One per span, in the order sent. */
+  verdicts: Verdict[];
+  /** What the accepted spans add to the org's month. */
+  acceptedSpans: number;
+  acceptedBytes: number;
+  /** `partial_success.rejected_spans` and `error_message` ('' when nothing was refused). */
+  rejectedSpans: number;
+  refusals: Partial<Record<RefusalReason, number>>;
+  errorMessage: string;
+}
+
+/** Decides every span of one request in the order sent: spans are accepted until a limit is reached. */
+export function decideAdmission(request: {
+  spans: readonly CandidateSpan[];
+  ledger: LedgerFacts;
+  now: Date;
+  limits?: AdmissionLimits;
+}): Admission {
+  const { spans, ledger, now, limits = specLimits } = request;
+  const taken: Taken = { keys: new Set(), perTrace: new Map(), spans: 0, bytes: 0, dataFull: false };
+  const refusals: Partial<Record<RefusalReason, number>> = {};
+  const verdicts = spans.map((span): Verdict => {
+    const verdict = checks.find((check) => check.applies(span, ledger, taken, limits))?.verdict ?? 'accepted';
+    if (verdict === 'accepted') {
+      taken.keys.add(keyOf(span));
+      taken.perTrace.set(span.traceId, (taken.perTrace.get(span.traceId) ?? 0) + 1);
+      taken.spans += 1;
+      taken.bytes += span.sizeBytes;
+    } else if (verdict !== 'duplicate') {
+      refusals[verdict] = (refusals[verdict] ?? 0) + 1;
+      if (verdict === 'monthly_data') taken.dataFull = true;
+    }
+    return verdict;
+  });
+  const rejectedSpans = Object.values(refusals).reduce((sum, n) => sum + n, 0);
+  return {
+    verdicts,
+    acceptedSpans: taken.spans,
+    acceptedBytes: taken.bytes,
+    rejectedSpans,
+    refusals,
+    errorMessage: refusalMessage(refusals, now, limits),
+  };
+}

@@ -1,0 +1,178 @@
+// What a credential looks like, for "Credential removal" (001, Limits): the key names that mark a
+// credential, and one table of named detectors for credentials inside text, read by redactText
+// (redaction.ts). Each detector's named group `value` (or `quoted`) is the credential; the rest of
+// its match (key, label, scheme, URL) stays, so the text still reads. Every pattern is linear:
+// bounded or separator-delimited repetitions only, no nested quantifiers over the same characters.
+
+/** Key words naming a credential; `_` stands for an optional `_`, `.`, `-` or space; letters match any case. */
+const credentialWords = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'secret_key',
+  'api_key',
+  'access_key',
+  'private_key',
+  'access_token',
+  'refresh_token',
+  'auth_token',
+  'id_token',
+  'session_token',
+  'bearer_token',
+  'api_token',
+  'oauth_token',
+  'security_token',
+  'private_token',
+  'authorization',
+  'credential',
+  'credentials',
+  'cookie',
+];
+
+const anyCase = (word: string): string =>
+  word.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replaceAll('_', '[_.\\- ]?');
+// A credential word starts a key (`password`), follows a separator (`db.password`, `X-API-KEY`) or
+// starts a camelCase word (`dbPassword`, `clientSecret`), and ends its key. An upper-case `_TOKEN`
+// ending is the shape of a token's environment variable (`GITHUB_TOKEN`).
+const firstLetters = [...new Set(credentialWords.map((word) => word[0]!))].join('');
+const credentialWord =
+  // The first lookahead is only for speed: it lets the engine skip most positions at once.
+  `(?=[${firstLetters}${firstLetters.toUpperCase()}T])(?:(?<![A-Za-z0-9])|(?<=[a-z0-9])(?=[A-Z]))` +
+  `(?:${[...credentialWords.map(anyCase), '(?<=[A-Z0-9]_)TOKEN'].join('|')})(?![A-Za-z0-9])`;
+
+// So `db.password`, `http.request.header.authorization`, `x-api-key`, `OPENAI_API_KEY` and
+// `clientSecret` name a credential; `gen_ai.usage.input_tokens`, `llm.token_count.prompt`,
+// `max_tokens` and a bare `token` (the key of every logprobs entry) do not.
+const credentialKey = new RegExp(`${credentialWord}$`);
+
+/** Whether an object or attribute key names a credential, so its whole value is one. */
+export const isCredentialKey = (key: string): boolean => credentialKey.test(key);
+
+// Values that stand in for a credential rather than being one: masks, templates, type names.
+const placeholderShape = /^(?:\*+|x+|X+|\.\.\.|…|\$\{?\w+\}?|%\w+%|\{\{[^}]*\}\}|<[^>]*>)$/;
+const placeholderWords = new Set([
+  ...['string', 'str', 'number', 'int', 'integer', 'bool', 'boolean', 'any', 'unknown', 'object'],
+  ...['null', 'none', 'nil', 'undefined', 'true', 'false', 'required', 'optional'],
+  ...['redacted', 'hidden', 'masked', 'empty'],
+]);
+const isPlaceholder = (value: string): boolean =>
+  placeholderShape.test(value) || placeholderWords.has(value.toLowerCase());
+
+export interface CredentialDetector {
+  name: string;
+  /** Flags `dg`; the named group `value` or `quoted` is what is removed. */
+  pattern: RegExp;
+  /** Whether a match is a credential (not prose, code or a placeholder); all are when absent. */
+  accept?: (value: string, match: RegExpExecArray) => boolean;
+}
+
+/** Only the credential itself, delimited by characters a token never contains. */
+const token = (body: string): RegExp =>
+  new RegExp(`(?<![A-Za-z0-9_-])(?<value>${body})(?![A-Za-z0-9_-])`, 'dg');
+
+const notYetRedacted = '(?!\\[REDACTED\\])';
+const schemes = '[Bb]earer|[Bb]asic|[Tt]oken|[Bb]ot|[Dd]igest';
+const dottedIdentifier = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
+const wordLike = /^[A-Za-z]+(?:-[A-Za-z]+)*[.!?]*$/;
+const endsLine = /^[ \t]*(?:[\r\n,;}\]]|$)/;
+
+/**
+ * `key: value`, `key=value`, `"key": "value"`, `key => 'value'` with a credential key. Code and
+ * prose are told apart from configuration: a value followed by `(`, `[`, `{` or `<` is a call or a
+ * type, a dotted identifier (`os.environ`, `req.body.password`) is a reference, and after a colon a
+ * value of letters alone must end its line (`Reset your password: click the link` is prose).
+ */
+function acceptKeyValue(value: string, match: RegExpExecArray): boolean {
+  const groups = match.groups ?? {};
+  if (isPlaceholder(value)) return false;
+  if (groups['quoted'] !== undefined || groups['scheme'] !== undefined) return true;
+  const rest = match.input.slice(match.index + match[0].length, match.index + match[0].length + 64);
+  if (/^[([{<]/.test(rest) || dottedIdentifier.test(value)) return false;
+  return groups['sep'] !== ':' || !wordLike.test(value) || endsLine.test(rest);
+}
+
+/** A Basic credential is base64 of `user:password`. */
+function acceptBasic(value: string): boolean {
+  if (value.length % 4 !== 0) return false;
+  const decoded = Buffer.from(value, 'base64').toString('latin1');
+  return decoded.includes(':') && /^[\x20-\x7e]+$/.test(decoded);
+}
+
+/** A bearer token has a digit or is too long to be a word (`Bearer tokens are…` is prose). */
+const acceptBearer = (value: string): boolean =>
+  value.length >= 8 && (/\d/.test(value) || value.length >= 24);
+
+/** In order: a detector runs on the text the ones before it left, and never matches `[REDACTED]`. */
+export const credentialDetectors: readonly CredentialDetector[] = [
+  {
+    name: 'pem_private_key',
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?<value>(?:[^-]|-(?!----))*)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----)?/dg,
+    accept: (value) => value.trim() !== '',
+  },
+  {
+    name: 'key_value',
+    pattern: new RegExp(
+      `${credentialWord}(?:\\\\?["'])?` +
+        `[ \\t]*(?<sep>:=|=>|[:=])(?!=)[ \\t]*(?<open>\\\\?["'\`])?` +
+        `(?:(?<scheme>${schemes})(?:[ \\t]+|%20)|(?!(?:${schemes})\\b))${notYetRedacted}` +
+        `(?:(?<=["'\`])(?<quoted>[^"'\`\\\\\\r\\n]+)(?=\\\\?["'\`])|(?<value>\\$\\{[^}\\s]*\\}|[^\\s"'\`\\\\,;&(){}\\[\\]<>]+))`,
+      'dg',
+    ),
+    accept: acceptKeyValue,
+  },
+  {
+    name: 'url_password',
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\\s/?#@:"'<>]*:${notYetRedacted}(?<value>[^\\s/?#@"'<>]+)@`,
+      'dg',
+    ),
+    accept: (value) => !isPlaceholder(value),
+  },
+  {
+    name: 'url_query_credential',
+    pattern: new RegExp(
+      '[?&](?:password|passwd|pwd|token|access_token|refresh_token|id_token|auth_token|api_key|apikey|api-key|' +
+        `secret|client_secret|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=${notYetRedacted}` +
+        `(?<value>[^&#\\s"'<>]+)`,
+      'dgi',
+    ),
+    accept: (value) => !isPlaceholder(value),
+  },
+  {
+    name: 'bearer_token',
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9])[Bb][Ee][Aa][Rr][Ee][Rr](?:[ \\t]+|%20)${notYetRedacted}(?<value>[A-Za-z0-9\\-._~+/]+=*)`,
+      'dg',
+    ),
+    accept: acceptBearer,
+  },
+  {
+    name: 'basic_auth',
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9])[Bb][Aa][Ss][Ii][Cc](?:[ \\t]+|%20)${notYetRedacted}(?<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])`,
+      'dg',
+    ),
+    accept: acceptBasic,
+  },
+  { name: 'jwt', pattern: token('eyJ[A-Za-z0-9_-]{4,}\\.eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]*') },
+  { name: 'anthropic_key', pattern: token('sk-ant-[A-Za-z0-9_-]{20,}') },
+  { name: 'openai_key', pattern: token('sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}') },
+  { name: 'aws_access_key_id', pattern: token('(?:AKIA|ASIA)[A-Z0-9]{16}') },
+  { name: 'github_token', pattern: token('(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})') },
+  { name: 'gitlab_token', pattern: token('glpat-[A-Za-z0-9_-]{20,}') },
+  { name: 'slack_token', pattern: token('xox[abprs]-[A-Za-z0-9-]{10,}') },
+  {
+    name: 'slack_webhook',
+    pattern: /hooks\.slack\.com\/services\/(?<value>T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/dg,
+  },
+  { name: 'google_api_key', pattern: token('AIza[0-9A-Za-z_-]{35}') },
+  { name: 'google_oauth_token', pattern: token('ya29\\.[0-9A-Za-z_-]{20,}') },
+  { name: 'stripe_key', pattern: token('(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}') },
+  { name: 'hugging_face_token', pattern: token('hf_[A-Za-z0-9]{30,}') },
+  { name: 'npm_token', pattern: token('npm_[A-Za-z0-9]{36}') },
+  { name: 'sendgrid_key', pattern: token('SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}') },
+  { name: 'groq_key', pattern: token('gsk_[A-Za-z0-9]{40,}') },
+  { name: 'xai_key', pattern: token('xai-[A-Za-z0-9]{40,}') },
+];
