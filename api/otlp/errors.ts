@@ -1,0 +1,136 @@
+// The error answers of the OTLP endpoint: the spec's response table ("Endpoints", Response) and
+// its remedies ("Authentication", "Errors") as data, and the body built from them.
+import { encodeStatus, type OtlpFormat, otlpContentTypes } from './encode.ts';
+
+export type OtlpErrorCode =
+  | 'invalid_otlp'
+  | 'unauthorized'
+  | 'tracing_not_enabled'
+  | 'insufficient_scope'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'tracing_unavailable';
+
+/** google.rpc.Code values used here. */
+export const grpcCodes = {
+  INVALID_ARGUMENT: 3,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+export interface OtlpErrorRow {
+  httpStatus: number;
+  grpcCode: number;
+  /** Whether the exporter should retry (the response table's last column). */
+  retry: boolean;
+  /** Seconds in the Retry-After header, for the one retryable answer. */
+  retryAfterSeconds?: number;
+  /** What to do, after `<code>: ` in the Status message. */
+  remedy: string;
+}
+
+// gRPC codes where the spec is silent: a body over the limits is RESOURCE_EXHAUSTED, as gRPC answers
+// a message over its size limit; an unsupported content type or encoding is UNIMPLEMENTED, as gRPC
+// answers an unsupported compression. OTLP/HTTP exporters decide retries by the HTTP status alone.
+export const otlpErrors: Record<OtlpErrorCode, OtlpErrorRow> = {
+  invalid_otlp: {
+    httpStatus: 400,
+    grpcCode: grpcCodes.INVALID_ARGUMENT,
+    retry: false,
+    remedy:
+      'send an ExportTraceServiceRequest in the encoding its Content-Type names: protobuf for ' +
+      'application/x-protobuf, OTLP/JSON with hex trace and span ids for application/json',
+  },
+  unauthorized: {
+    httpStatus: 401,
+    grpcCode: grpcCodes.UNAUTHENTICATED,
+    retry: false,
+    remedy: 'send the header Authorization: Bearer <API_KEY> with a valid API key',
+  },
+  tracing_not_enabled: {
+    httpStatus: 403,
+    grpcCode: grpcCodes.PERMISSION_DENIED,
+    retry: false,
+    remedy: 'this org is not in the tracing beta; request access on the Tracing page of the dashboard',
+  },
+  insufficient_scope: {
+    httpStatus: 403,
+    grpcCode: grpcCodes.PERMISSION_DENIED,
+    retry: false,
+    remedy:
+      'the API key lacks the traces:write scope; log in through the command-line tool, or add the ' +
+      'scope to the key under Settings',
+  },
+  payload_too_large: {
+    httpStatus: 413,
+    grpcCode: grpcCodes.RESOURCE_EXHAUSTED,
+    retry: false,
+    remedy:
+      'send a smaller export batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE) with gzip compression ' +
+      '(OTEL_EXPORTER_OTLP_COMPRESSION=gzip); a body may be 4 MiB as sent and 16 MiB uncompressed',
+  },
+  unsupported_media_type: {
+    httpStatus: 415,
+    grpcCode: grpcCodes.UNIMPLEMENTED,
+    retry: false,
+    remedy: 'send Content-Type application/x-protobuf or application/json, and Content-Encoding gzip or none',
+  },
+  tracing_unavailable: {
+    httpStatus: 503,
+    grpcCode: grpcCodes.UNAVAILABLE,
+    retry: true,
+    retryAfterSeconds: 5,
+    remedy: 'nothing from this request was stored; retry after the delay in the Retry-After header',
+  },
+};
+
+/** A detail longer than this is cut, so that a message never carries much of the input. */
+const maxDetailLength = 300;
+
+/** `<code>: <what to do>`, then what was wrong in parentheses when known. */
+export function otlpErrorMessage(code: OtlpErrorCode, detail?: string): string {
+  const base = `${code}: ${otlpErrors[code].remedy}`;
+  if (detail === undefined || detail === '') return base;
+  const cut = detail.length > maxDetailLength ? `${detail.slice(0, maxDetailLength)}…` : detail;
+  return `${base} (${cut})`;
+}
+
+export class OtlpError extends Error {
+  readonly code: OtlpErrorCode;
+  readonly status: number;
+  readonly detail: string | undefined;
+
+  constructor(code: OtlpErrorCode, detail?: string) {
+    super(otlpErrorMessage(code, detail));
+    this.name = 'OtlpError';
+    this.code = code;
+    this.status = otlpErrors[code].httpStatus;
+    this.detail = detail;
+  }
+}
+
+export interface OtlpErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * The whole answer for an error, as a google.rpc.Status in the request's encoding. When the
+ * request's own Content-Type was not understood there is no request encoding: JSON then, readable
+ * by a person with curl.
+ */
+export function otlpErrorResponse(error: OtlpError, format: OtlpFormat | undefined): OtlpErrorResponse {
+  const row = otlpErrors[error.code];
+  const encoding = format ?? 'json';
+  const headers: Record<string, string> = { 'content-type': otlpContentTypes[encoding] };
+  if (row.retryAfterSeconds !== undefined) headers['retry-after'] = String(row.retryAfterSeconds);
+  return {
+    status: row.httpStatus,
+    headers,
+    body: encodeStatus(encoding, { code: row.grpcCode, message: error.message }),
+  };
+}
