@@ -1,21 +1,35 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { AdmissionLimits } from '../domain/tracing/admission.ts';
+import { limits } from '../domain/tracing/truncation.ts';
+import type { InferenceModelConfig } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { PgPool } from '../platform/postgres.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import { accountPlugin } from './account/plugin.ts';
 import type { OrgDirectory } from './auth/org-directory.ts';
 import { authPlugin } from './auth/plugin.ts';
+import { billingPlugin } from './billing/plugin.ts';
 import { errorHandler, jsonErrorFormat } from './errors.ts';
+import { inferencePlugin } from './inference/plugin.ts';
 import { observabilityPlugin } from './observability.ts';
+import { traceDeletionPlugin } from './otlp/deletion.ts';
+import { otlpPlugin } from './otlp/plugin.ts';
+import { queriesPlugin } from './queries/plugin.ts';
 import { serverOptions } from './server-options.ts';
 
 export interface ApiDeps {
   logger: Logger;
   directory: OrgDirectory;
   producer: EventProducer;
+  pool: PgPool;
+  /** The trace ingest's admission limits; tests pass smaller ones. */
+  tracingLimits?: AdmissionLimits;
   /** Ready once the org stream has been read to its end (keys are known). */
   ready: () => boolean;
+  /** The title and preview models; ORRERY_MODELS when absent. */
+  models?: readonly InferenceModelConfig[];
 }
 
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
@@ -52,6 +66,17 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(observabilityPlugin, { ready: deps.ready });
   await app.register(authPlugin, { directory: deps.directory });
   await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
+  await app.register(otlpPlugin, {
+    prefix: '/api/otlp',
+    directory: deps.directory,
+    pool: deps.pool,
+    producer: deps.producer,
+    limits: deps.tracingLimits ?? limits,
+  });
+  await app.register(traceDeletionPlugin, { prefix: '/api', pool: deps.pool, producer: deps.producer });
+  await app.register(queriesPlugin, { prefix: '/api' });
+  await app.register(inferencePlugin, { prefix: '/api/inference', ...deps });
+  await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -1,5 +1,6 @@
 import { config } from '../platform/config.ts';
 import { logger } from '../platform/logger.ts';
+import { createPgPool } from '../platform/postgres.ts';
 import { onShutdown } from '../platform/shutdown.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { buildApi } from './app.ts';
@@ -9,11 +10,13 @@ import { followOrgStream, OrgDirectory } from './auth/org-directory.ts';
 const producer = await createEventProducer('orrery-api');
 const directory = new OrgDirectory();
 const follower = await followOrgStream(directory, { registry: producer.registry, logger });
-const app = await buildApi({ logger, directory, producer, ready: () => follower.isCaughtUp() });
+const pool = createPgPool(20);
+const app = await buildApi({ logger, directory, producer, pool, ready: () => follower.isCaughtUp() });
 await app.listen({ host: config().api.host, port: config().api.port });
 
 onShutdown(logger, async () => {
   await app.close();
   await follower.stop();
   await producer.disconnect();
+  await pool.end();
 });

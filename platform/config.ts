@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 // The one typed config module: every process reads its settings here, from the environment,
@@ -22,9 +23,51 @@ const environmentSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]*$/)
     .default('orrery'),
   ORRERY_POSTGRES_URL: z.url().default('postgres://orrery:orrery@127.0.0.1:15432/orrery'),
+  ORRERY_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   ORRERY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(4),
   ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  ORRERY_MODELS: z.string().default('[]'),
+  ORRERY_USAGE_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
 });
+
+// The models of the title and preview service (spec 000), each served by an OpenAI-compatible
+// chat-completions endpoint (vLLM, llama.cpp's server, Ollama, hosted gateways). A model without
+// `baseUrl` is known but not deployed: it answers 503 not_configured.
+const inferenceModel = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'a model name is letters, digits and . _ : -'),
+  writes: z.array(z.enum(['titles', 'previews'])).min(1),
+  /** The endpoint's base, up to and including `/v1`; `/chat/completions` is added to it. */
+  baseUrl: z.url().optional(),
+  /** The `model` sent upstream (vLLM's served model name); the name by default. */
+  upstreamModel: z.string().min(1).optional(),
+  apiKey: z.string().min(1).optional(),
+  /** The whole budget of one request upstream, retries included. */
+  timeoutMs: z.number().int().positive().default(10_000),
+  /** Further attempts after a refused connection or a 5xx, within the budget. */
+  retries: z.number().int().min(0).max(5).default(1),
+  maxTokens: z.number().int().positive().default(64),
+});
+export type InferenceModelConfig = z.infer<typeof inferenceModel>;
+
+const inferenceModels = z
+  .array(inferenceModel)
+  .refine((models) => new Set(models.map((m) => m.name)).size === models.length, 'model names repeat');
+
+/** ORRERY_MODELS: a JSON array of models, or the path of a file holding one. */
+export function parseModels(text: string): InferenceModelConfig[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text.trim().startsWith('[') ? text : readFileSync(text.trim(), 'utf8'));
+  } catch (error) {
+    throw new Error(`Invalid ORRERY_MODELS: give a JSON array or a file holding one (${String(error)})`);
+  }
+  const parsed = inferenceModels.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid ORRERY_MODELS, fix: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
 
 export type Config = ReturnType<typeof parseConfig>;
 
@@ -42,11 +85,16 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
     logLevel: env.ORRERY_LOG_LEVEL,
     logDestination: env.ORRERY_LOG_DESTINATION,
     shutdownGraceMs: env.ORRERY_SHUTDOWN_GRACE_MS,
+    inference: {
+      models: parseModels(env.ORRERY_MODELS),
+      usagePublishTimeoutMs: env.ORRERY_USAGE_PUBLISH_TIMEOUT_MS,
+    },
     stackDir: env.ORRERY_STACK_DIR,
     kafka: {
       brokers: env.ORRERY_KAFKA_BROKERS.split(',').map((broker) => broker.trim()),
       controllerPort: env.ORRERY_KAFKA_CONTROLLER_PORT,
       partitions: env.ORRERY_TOPIC_PARTITIONS,
+      publishTimeoutMs: env.ORRERY_PUBLISH_TIMEOUT_MS,
     },
     registry: { url: env.ORRERY_REGISTRY_URL.replace(/\/$/, '') },
     clickhouse: {

@@ -17,10 +17,10 @@ function kafkaLogCreator() {
   };
 }
 
-export function createKafka(clientId: string): Kafka {
+export function createKafka(clientId: string, brokers: string[] = config().kafka.brokers): Kafka {
   return new Kafka({
     clientId,
-    brokers: config().kafka.brokers,
+    brokers,
     logLevel: kafkaLogLevel.WARN,
     logCreator: kafkaLogCreator,
     retry: { initialRetryTime: 200, retries: 8 },

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { destination, pino, stdTimeFunctions } from 'pino';
 import { config } from './config.ts';
 
 /** JSON logs on stdout; Fastify uses the same instance. */
@@ -6,9 +6,9 @@ export const logger = pino(
   {
     level: config().logLevel,
     base: { service: process.env.ORRERY_SERVICE ?? 'orrery' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: stdTimeFunctions.isoTime,
   },
-  pino.destination(config().logDestination === 'stderr' ? 2 : 1),
+  destination(config().logDestination === 'stderr' ? 2 : 1),
 );
 
 export type Logger = typeof logger;

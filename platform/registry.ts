@@ -84,7 +84,10 @@ export const wireObjectOptions: protobuf.IConversionOptions = {
 };
 
 /** Decodes any framed value with the writer's schema, fetched from the registry by id. */
-export async function decodeValue(registry: SchemaRegistry, buffer: Buffer): Promise<Record<string, unknown>> {
+export async function decodeValue(
+  registry: SchemaRegistry,
+  buffer: Buffer,
+): Promise<Record<string, unknown>> {
   const message = (await registry.decode(buffer)) as protobuf.Message;
   return message.$type.toObject(message, wireObjectOptions);
 }

@@ -1,5 +1,6 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { CompressionTypes, type Message, Partitioners, type Producer } from 'kafkajs';
+import { config } from '../platform/config.ts';
 import { createKafka } from '../platform/kafka.ts';
 import { messagesProduced } from '../platform/metrics.ts';
 import { createRegistry, registerValueSchema, type StreamCodec, streamCodec } from '../platform/registry.ts';
@@ -18,15 +19,36 @@ export interface EventProducer {
   readonly registry: SchemaRegistry;
 }
 
-export async function createEventProducer(clientId: string): Promise<EventProducer> {
+export class PublishFailed extends Error {
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'PublishFailed';
+  }
+}
+
+export interface ProducerOptions {
+  brokers?: string[];
+  /** A send not acknowledged within this time fails, so callers answer 503 rather than hang. */
+  publishTimeoutMs?: number;
+}
+
+/**
+ * Connects lazily and again after a failure, so a process starts, and answers 503, while Kafka is
+ * unreachable, and recovers by itself once it is back.
+ */
+export async function createEventProducer(
+  clientId: string,
+  options: ProducerOptions = {},
+): Promise<EventProducer> {
   const registry = createRegistry();
-  const producer: Producer = createKafka(clientId).producer({
+  const producer: Producer = createKafka(clientId, options.brokers).producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
   });
-  await producer.connect();
+  const timeoutMs = options.publishTimeoutMs ?? config().kafka.publishTimeoutMs;
+  let connected: Promise<void> | undefined;
   const codecs = new Map<StreamName, StreamCodec<object>>();
 
   async function codecFor(stream: StreamName): Promise<StreamCodec<object>> {
@@ -38,27 +60,45 @@ export async function createEventProducer(clientId: string): Promise<EventProduc
     return codec;
   }
 
+  async function deliver(topic: string, messages: Message[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new PublishFailed(`Kafka did not acknowledge within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      connected ??= producer.connect().catch((error: unknown) => {
+        connected = undefined;
+        throw error;
+      });
+      await Promise.race([
+        connected.then(() =>
+          producer.send({ topic, acks: -1, compression: CompressionTypes.GZIP, messages }),
+        ),
+        timeout,
+      ]);
+      messagesProduced.inc({ topic }, messages.length);
+    } catch (error) {
+      throw error instanceof PublishFailed
+        ? error
+        : new PublishFailed(`publishing to ${topic} failed`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return {
     registry,
     async send(stream, records) {
       if (records.length === 0) return;
       const codec = await codecFor(stream);
-      const messages: Message[] = records.map((record) => ({
-        key: record.key,
-        value: codec.encode(record.value),
-      }));
-      await producer.send({
-        topic: topics[stream].name,
-        acks: -1,
-        compression: CompressionTypes.GZIP,
-        messages,
-      });
-      messagesProduced.inc({ topic: topics[stream].name }, messages.length);
+      const messages = records.map((record) => ({ key: record.key, value: codec.encode(record.value) }));
+      await deliver(topics[stream].name, messages);
     },
     async sendRaw(topic, messages) {
-      if (messages.length === 0) return;
-      await producer.send({ topic, acks: -1, compression: CompressionTypes.GZIP, messages });
-      messagesProduced.inc({ topic }, messages.length);
+      if (messages.length > 0) await deliver(topic, messages);
     },
     disconnect: () => producer.disconnect(),
   };

@@ -3,7 +3,6 @@
 // ever held or inflated past its cap.
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { type OtlpFormat, otlpContentTypes } from './encode.ts';
 import { OtlpError } from './errors.ts';
 
 const MiB = 1024 * 1024;
@@ -27,17 +26,6 @@ const contentCodings: Record<string, ContentCoding> = {
   gzip: 'gzip',
   'x-gzip': 'gzip',
 };
-
-const formatsByContentType = new Map<string, OtlpFormat>(
-  Object.entries(otlpContentTypes).map(([format, type]) => [type, format as OtlpFormat]),
-);
-
-/** The body's format from a Content-Type header; parameters (`; charset=utf-8`) and case ignored. */
-export function parseContentType(header: string | undefined): OtlpFormat | undefined {
-  if (header === undefined) return undefined;
-  const mediaType = header.split(';', 1)[0]!.trim().toLowerCase();
-  return formatsByContentType.get(mediaType);
-}
 
 /** The body's coding from a Content-Encoding header, or `unsupported_media_type`. */
 export function parseContentEncoding(header: string | undefined): ContentCoding {

@@ -1,5 +1,8 @@
 // The error answers of the OTLP endpoint: the spec's response table ("Endpoints", Response) and
 // its remedies ("Authentication", "Errors") as data, and the body built from them.
+import type { FastifyRequest } from 'fastify';
+import { ApiError, type ErrorFormat } from '../errors.ts';
+import { parseContentType } from './content-type.ts';
 import { encodeStatus, type OtlpFormat, otlpContentTypes } from './encode.ts';
 
 export type OtlpErrorCode =
@@ -17,6 +20,7 @@ export const grpcCodes = {
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
   UNIMPLEMENTED: 12,
+  INTERNAL: 13,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
 } as const;
@@ -98,39 +102,42 @@ export function otlpErrorMessage(code: OtlpErrorCode, detail?: string): string {
   return `${base} (${cut})`;
 }
 
-export class OtlpError extends Error {
-  readonly code: OtlpErrorCode;
-  readonly status: number;
+/** The API's one error type, with the OTLP table's status, message and Retry-After. */
+export class OtlpError extends ApiError {
   readonly detail: string | undefined;
 
   constructor(code: OtlpErrorCode, detail?: string) {
-    super(otlpErrorMessage(code, detail));
+    const row = otlpErrors[code];
+    const headers: Record<string, string> =
+      row.retryAfterSeconds === undefined ? {} : { 'retry-after': String(row.retryAfterSeconds) };
+    super(code, row.httpStatus, otlpErrorMessage(code, detail), undefined, headers);
     this.name = 'OtlpError';
-    this.code = code;
-    this.status = otlpErrors[code].httpStatus;
     this.detail = detail;
   }
 }
 
-export interface OtlpErrorResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
+const isOtlpCode = (code: string): code is OtlpErrorCode => code in otlpErrors;
 
 /**
- * The whole answer for an error, as a google.rpc.Status in the request's encoding. When the
- * request's own Content-Type was not understood there is no request encoding: JSON then, readable
- * by a person with curl.
+ * The OTLP surface's error shape: a google.rpc.Status in the request's encoding, whose message is
+ * the code, a colon, then what to do. Errors raised by shared hooks (auth) take the table's
+ * remedy; when the request's own Content-Type was not understood, JSON, readable with curl.
  */
-export function otlpErrorResponse(error: OtlpError, format: OtlpFormat | undefined): OtlpErrorResponse {
-  const row = otlpErrors[error.code];
-  const encoding = format ?? 'json';
-  const headers: Record<string, string> = { 'content-type': otlpContentTypes[encoding] };
-  if (row.retryAfterSeconds !== undefined) headers['retry-after'] = String(row.retryAfterSeconds);
-  return {
-    status: row.httpStatus,
-    headers,
-    body: encodeStatus(encoding, { code: row.grpcCode, message: error.message }),
-  };
+export const otlpErrorFormat: ErrorFormat = {
+  contentType: (request) => otlpContentTypes[requestFormat(request)],
+  body: (error, request) => {
+    const row = isOtlpCode(error.code) ? otlpErrors[error.code] : undefined;
+    const message =
+      error instanceof OtlpError || !row
+        ? `${error.code}: ${error.message}`
+        : otlpErrorMessage(error.code as OtlpErrorCode);
+    return encodeStatus(requestFormat(request), {
+      code: row?.grpcCode ?? grpcCodes.INTERNAL,
+      message: error instanceof OtlpError ? error.message : message,
+    });
+  },
+};
+
+function requestFormat(request: FastifyRequest): OtlpFormat {
+  return parseContentType(request.headers['content-type']) ?? 'json';
 }

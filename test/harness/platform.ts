@@ -4,6 +4,7 @@ import { buildApi } from '../../api/app.ts';
 import { followOrgStream, OrgDirectory, type OrgFollower } from '../../api/auth/org-directory.ts';
 import { allProjections } from '../../consumers/projections.ts';
 import { type Projection, type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
+import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
 import { logger } from '../../platform/logger.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
@@ -24,7 +25,11 @@ export interface TestPlatform {
 }
 
 export async function startTestPlatform(
-  options: { consumers?: boolean; beforeReady?: (api: FastifyInstance) => void } = {},
+  options: {
+    consumers?: boolean;
+    beforeReady?: (api: FastifyInstance) => void;
+    tracingLimits?: AdmissionLimits;
+  } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
   const clickhouse = createClickHouse();
@@ -38,7 +43,14 @@ export async function startTestPlatform(
   const directory = new OrgDirectory();
   const follower: OrgFollower = await followOrgStream(directory, { registry: producer.registry, logger });
   await follower.caughtUp;
-  const api = await buildApi({ logger, directory, producer, ready: () => follower.isCaughtUp() });
+  const api = await buildApi({
+    logger,
+    directory,
+    producer,
+    pool,
+    tracingLimits: options.tracingLimits,
+    ready: () => follower.isCaughtUp(),
+  });
   options.beforeReady?.(api);
   await api.ready();
   return {

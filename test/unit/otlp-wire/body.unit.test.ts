@@ -1,12 +1,8 @@
 import { PassThrough } from 'node:stream';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  parseContentEncoding,
-  parseContentType,
-  readOtlpBody,
-  requestBodyLimits,
-} from '../../../api/otlp/body.ts';
+import { parseContentEncoding, readOtlpBody, requestBodyLimits } from '../../../api/otlp/body.ts';
+import { parseContentType } from '../../../api/otlp/content-type.ts';
 import { OtlpError } from '../../../api/otlp/errors.ts';
 
 const MiB = 1024 * 1024;

@@ -3,7 +3,7 @@ import { maxValueDepth } from '../../../api/otlp/decode-common.ts';
 import { decodeJson } from '../../../api/otlp/decode-json.ts';
 import { decodeProtobuf } from '../../../api/otlp/decode-protobuf.ts';
 import { OtlpError } from '../../../api/otlp/errors.ts';
-import { everyKind, maxUint64, request, span, toOtlpJson, toProtobuf } from './otlp-fixtures.ts';
+import { everyKind, maxUint64, request, span, toOtlpJson, toProtobuf } from '../../harness/otlp-fixtures.ts';
 
 function invalid(body: string): OtlpError {
   try {

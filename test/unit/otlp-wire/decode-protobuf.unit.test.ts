@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { maxValueDepth } from '../../../api/otlp/decode-common.ts';
 import { decodeProtobuf } from '../../../api/otlp/decode-protobuf.ts';
 import { OtlpError } from '../../../api/otlp/errors.ts';
-import { everyKind, request, requestType, span, toProtobuf } from './otlp-fixtures.ts';
+import { everyKind, request, requestType, span, toProtobuf } from '../../harness/otlp-fixtures.ts';
 
 function invalid(bytes: Buffer): OtlpError {
   try {

@@ -1,14 +1,16 @@
+import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { unauthorized } from '../../../api/errors.ts';
 import { encodeExportResponse, encodeStatus, otlpContentTypes } from '../../../api/otlp/encode.ts';
 import {
   grpcCodes,
   OtlpError,
   type OtlpErrorCode,
+  otlpErrorFormat,
   otlpErrorMessage,
-  otlpErrorResponse,
   otlpErrors,
 } from '../../../api/otlp/errors.ts';
-import { responseType, statusType } from './otlp-fixtures.ts';
+import { responseType, statusType } from '../../harness/otlp-fixtures.ts';
 
 const decodeResponse = (bytes: Buffer) =>
   responseType.toObject(responseType.decode(bytes), { longs: String });
@@ -114,27 +116,42 @@ describe('the Response table as data', () => {
   });
 });
 
-describe('otlpErrorResponse: the error answer in the request encoding', () => {
+// The error format reads only the request's Content-Type header.
+const requestIn = (contentType: string | undefined) =>
+  ({
+    headers: contentType === undefined ? {} : { 'content-type': contentType },
+  }) as unknown as FastifyRequest;
+
+describe('otlpErrorFormat: the error answer in the request encoding', () => {
   it.each(['protobuf', 'json'] as const)('is a google.rpc.Status in %s', (format) => {
     const error = new OtlpError('payload_too_large', 'body over 4194304 bytes as sent');
-    const response = otlpErrorResponse(error, format);
-    expect(response.status).toBe(413);
-    expect(response.headers['content-type']).toBe(otlpContentTypes[format]);
-    const body = format === 'json' ? JSON.parse(response.body.toString()) : decodeStatus(response.body);
+    const request = requestIn(otlpContentTypes[format]);
+    expect(error.status).toBe(413);
+    expect(otlpErrorFormat.contentType(request)).toBe(otlpContentTypes[format]);
+    const bytes = otlpErrorFormat.body(error, request) as Buffer;
+    const body = format === 'json' ? JSON.parse(bytes.toString()) : decodeStatus(bytes);
     expect(body).toEqual({ code: grpcCodes.RESOURCE_EXHAUSTED, message: error.message });
     expect(body.message).toMatch(/^payload_too_large: /);
   });
 
   it('answers JSON when the request had no encoding we know', () => {
-    const response = otlpErrorResponse(new OtlpError('unsupported_media_type'), undefined);
-    expect(response.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(response.body.toString()).code).toBe(grpcCodes.UNIMPLEMENTED);
+    const request = requestIn('text/plain');
+    expect(otlpErrorFormat.contentType(request)).toBe('application/json');
+    const body = JSON.parse(
+      otlpErrorFormat.body(new OtlpError('unsupported_media_type'), request).toString(),
+    );
+    expect(body.code).toBe(grpcCodes.UNIMPLEMENTED);
+  });
+
+  it('gives errors of the shared auth hook the code and remedy of the table', () => {
+    const body = JSON.parse(otlpErrorFormat.body(unauthorized(), requestIn('application/json')).toString());
+    expect(body).toEqual({ code: grpcCodes.UNAUTHENTICATED, message: otlpErrorMessage('unauthorized') });
   });
 
   it.each(Object.keys(otlpErrors) as OtlpErrorCode[])(
     '%s carries Retry-After only when retryable',
     (code) => {
-      const headers = otlpErrorResponse(new OtlpError(code), 'protobuf').headers;
+      const { headers } = new OtlpError(code);
       if (otlpErrors[code].retry) expect(Number(headers['retry-after'])).toBeGreaterThan(0);
       else expect(headers['retry-after']).toBeUndefined();
     },

@@ -1,7 +1,7 @@
 // A request in our parsed model, and the same request the way exporters put it on the wire:
 // protobuf encoded by protobufjs from the vendored protos, and OTLP/JSON with hex ids.
-import type { AnyValue, KeyValue, OtlpSpan, OtlpTraceRequest } from '../../../domain/tracing/otlp.ts';
-import { loadOtlpRoot, otlpTypeNames } from '../../../schemas/otlp/otlp-root.ts';
+import type { AnyValue, KeyValue, OtlpSpan, OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
+import { loadOtlpRoot, otlpTypeNames } from '../../schemas/otlp/otlp-root.ts';
 
 export const otlpRoot = loadOtlpRoot();
 export const requestType = otlpRoot.lookupType(otlpTypeNames.request);

@@ -1,0 +1,126 @@
+import type { LedgerFacts } from '../../domain/tracing/admission.ts';
+import type { PgClient } from '../../platform/postgres.ts';
+
+// The admission ledger's reads and writes for one request (tables in the ingest-ledger
+// migration). The caller holds the org's lock and the transaction.
+
+/** Serializes every admission and deletion of one org, across API processes, until commit. */
+export async function lockOrg(client: PgClient, orgId: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [orgId]);
+}
+
+export interface TraceFacts extends LedgerFacts {
+  /** When each known trace's first span was received. */
+  traceFirstReceived: ReadonlyMap<string, Date>;
+}
+
+/** Everything admission needs, in one round trip, set-based over the request's ids. */
+export async function readLedger(
+  client: PgClient,
+  request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
+): Promise<TraceFacts> {
+  const uniqueTraces = [...new Set(request.traceIds)];
+  const result = await client.query<{
+    stored: [string, string][];
+    traces: [string, number, string][];
+    deleted: string[];
+    monthly: [number, number] | null;
+  }>(
+    `SELECT
+       (SELECT coalesce(json_agg(json_build_array(s.trace_id, s.span_id)), '[]')
+          FROM ingest_spans s
+          JOIN unnest($2::text[], $3::text[]) AS c(trace_id, span_id)
+            ON s.org_id = $1 AND s.trace_id = c.trace_id AND s.span_id = c.span_id) AS stored,
+       (SELECT coalesce(json_agg(json_build_array(trace_id, span_count, first_received_at)), '[]')
+          FROM ingest_traces WHERE org_id = $1 AND trace_id = ANY($4)) AS traces,
+       (SELECT coalesce(json_agg(trace_id), '[]')
+          FROM deleted_traces WHERE org_id = $1 AND trace_id = ANY($4) AND deleted_at > $6) AS deleted,
+       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $5) AS monthly`,
+    [request.orgId, request.traceIds, request.spanIds, uniqueTraces, request.month, request.deletedSince],
+  );
+  const row = result.rows[0]!;
+  return {
+    storedSpanKeys: new Set(row.stored.map(([traceId, spanId]) => `${traceId}:${spanId}`)),
+    traceSpanCounts: new Map(row.traces.map(([traceId, count]) => [traceId, count])),
+    traceFirstReceived: new Map(row.traces.map(([traceId, , first]) => [traceId, new Date(first)])),
+    deletedTraceIds: new Set(row.deleted),
+    monthSpans: Number(row.monthly?.[0] ?? 0),
+    monthBytes: Number(row.monthly?.[1] ?? 0),
+  };
+}
+
+/** Records the accepted spans, their traces' counts and the org's month, in one round trip. */
+export async function recordAccepted(
+  client: PgClient,
+  accepted: {
+    orgId: string;
+    month: string;
+    now: Date;
+    traceIds: string[];
+    spanIds: string[];
+    perTrace: Map<string, number>;
+    bytes: number;
+  },
+): Promise<void> {
+  const traces = [...accepted.perTrace.keys()];
+  await client.query(
+    `WITH spans AS (
+       INSERT INTO ingest_spans (org_id, trace_id, span_id)
+       SELECT $1, t, s FROM unnest($2::text[], $3::text[]) AS x(t, s) ON CONFLICT DO NOTHING
+     ), traces AS (
+       INSERT INTO ingest_traces (org_id, trace_id, span_count, first_received_at)
+       SELECT $1, t, n, $6 FROM unnest($4::text[], $5::int[]) AS x(t, n)
+       ON CONFLICT (org_id, trace_id) DO UPDATE SET span_count = ingest_traces.span_count + EXCLUDED.span_count
+     )
+     INSERT INTO ingest_monthly (org_id, month, spans, bytes) VALUES ($1, $7, $8, $9)
+     ON CONFLICT (org_id, month) DO UPDATE
+       SET spans = ingest_monthly.spans + EXCLUDED.spans, bytes = ingest_monthly.bytes + EXCLUDED.bytes`,
+    [
+      accepted.orgId,
+      accepted.traceIds,
+      accepted.spanIds,
+      traces,
+      traces.map((traceId) => accepted.perTrace.get(traceId) ?? 0),
+      accepted.now,
+      accepted.month,
+      accepted.spanIds.length,
+      accepted.bytes,
+    ],
+  );
+}
+
+/** Forgets a trace's spans and remembers its deletion, so its spans are refused for 24 hours. */
+export async function recordDeletion(
+  client: PgClient,
+  orgId: string,
+  traceId: string,
+  now: Date,
+): Promise<boolean> {
+  const known = await client.query(
+    `WITH spans AS (DELETE FROM ingest_spans WHERE org_id = $1 AND trace_id = $2),
+          remembered AS (
+            INSERT INTO deleted_traces (org_id, trace_id, deleted_at) VALUES ($1, $2, $3)
+            ON CONFLICT (org_id, trace_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
+          )
+     DELETE FROM ingest_traces WHERE org_id = $1 AND trace_id = $2 RETURNING trace_id`,
+    [orgId, traceId, now],
+  );
+  return (known.rowCount ?? 0) > 0;
+}
+
+/**
+ * Retention (001, Limits: Retention): forgets traces first received before `cutoff` with their
+ * spans, and deletions older than a day (their 24-hour refusal is over).
+ */
+export async function forgetExpiredTraces(client: PgClient, cutoff: Date, now: Date): Promise<number> {
+  await client.query(
+    `DELETE FROM ingest_spans s USING ingest_traces t
+      WHERE s.org_id = t.org_id AND s.trace_id = t.trace_id AND t.first_received_at < $1`,
+    [cutoff],
+  );
+  const traces = await client.query('DELETE FROM ingest_traces WHERE first_received_at < $1', [cutoff]);
+  await client.query(`DELETE FROM deleted_traces WHERE deleted_at < $1::timestamptz - interval '24 hours'`, [
+    now,
+  ]);
+  return traces.rowCount ?? 0;
+}

@@ -1,0 +1,79 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
+import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+import type { EventProducer } from '../../producers/producer.ts';
+import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorHandler } from '../errors.ts';
+import { readOtlpBody, requestBodyLimits } from './body.ts';
+import { parseContentType } from './content-type.ts';
+import { decodeJson } from './decode-json.ts';
+import { decodeProtobuf } from './decode-protobuf.ts';
+import { encodeExportResponse, type OtlpFormat, otlpContentTypes } from './encode.ts';
+import { OtlpError, otlpErrorFormat } from './errors.ts';
+import { ingestSpans, normalizeRequest } from './ingest.ts';
+
+export interface OtlpOptions {
+  directory: OrgDirectory;
+  pool: PgPool;
+  producer: EventProducer;
+  limits: AdmissionLimits;
+}
+
+const decoders: Record<OtlpFormat, (body: Buffer) => OtlpTraceRequest> = {
+  protobuf: decodeProtobuf,
+  json: decodeJson,
+};
+
+/**
+ * `POST /api/otlp/v1/traces` (001, Endpoints): auth and the tracing beta first, then the media
+ * type, the body read under its caps while streaming, decoding, normalization, admission and the
+ * publish; the answer, in the request's encoding, is sent once Kafka acknowledged.
+ */
+export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) => {
+  app.setErrorHandler(errorHandler(otlpErrorFormat));
+  // The body is read here, as a stream, under the spec's caps: no parser buffers it first.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+  const requireTracing = async (request: FastifyRequest) => {
+    if (!options.directory.org(request.principal!.orgId)?.tracingEnabled)
+      throw new OtlpError('tracing_not_enabled');
+  };
+
+  app.post(
+    '/v1/traces',
+    { onRequest: [app.requireKey('traces:write'), requireTracing], schema: { hide: true } },
+    async (request, reply) => {
+      const format = parseContentType(request.headers['content-type']);
+      if (!format) throw new OtlpError('unsupported_media_type', 'unsupported Content-Type');
+      let body: Buffer;
+      try {
+        body = await readOtlpBody(request.raw, {
+          contentEncoding: request.headers['content-encoding'],
+          ...requestBodyLimits,
+        });
+      } catch (error) {
+        // The rest of an oversized body is not read: the connection is closed after the answer.
+        if (error instanceof OtlpError && error.code === 'payload_too_large')
+          reply.header('connection', 'close');
+        throw error;
+      }
+      const spans = normalizeRequest(decoders[format](body));
+      let admission: Awaited<ReturnType<typeof ingestSpans>> | undefined;
+      if (spans.length > 0) {
+        try {
+          admission = await ingestSpans(options, request.principal!.orgId, spans);
+        } catch (error) {
+          request.log.error({ err: error }, 'spans could not be stored');
+          throw new OtlpError('tracing_unavailable');
+        }
+      }
+      const partial =
+        admission && admission.rejectedSpans > 0
+          ? { rejectedSpans: admission.rejectedSpans, errorMessage: admission.errorMessage }
+          : undefined;
+      return reply.type(otlpContentTypes[format]).send(encodeExportResponse(format, partial));
+    },
+  );
+};
