@@ -55,3 +55,18 @@ export const projectionBatchDuration = new Histogram({
   buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [metricsRegistry],
 });
+
+export const ingestPhaseDuration = new Histogram({
+  name: 'orrery_otlp_ingest_phase_seconds',
+  help: 'Time per OTLP request (read, decode, normalize) or per admitted group (lock, ledger_read, decide, ledger_write, publish)',
+  labelNames: ['phase'] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [metricsRegistry],
+});
+
+export const spansReceived = new Counter({
+  name: 'orrery_otlp_spans_total',
+  help: 'Spans received on the OTLP endpoint, by verdict (accepted, duplicate, or the refusal reason)',
+  labelNames: ['verdict'] as const,
+  registers: [metricsRegistry],
+});

@@ -60,8 +60,48 @@ export async function createEventProducer(
     return codec;
   }
 
+  // Group commit: kafkajs sends one request at a time per idempotent producer and has no linger,
+  // so sends that arrive while one is in flight wait and then go together in one produce request.
+  // Each caller still resolves only once its own messages are acknowledged.
+  const waiting: { topic: string; messages: Message[]; settle: (error?: unknown) => void }[] = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    flushing = true;
+    while (waiting.length > 0) {
+      const batch = waiting.splice(0);
+      const byTopic = new Map<string, Message[]>();
+      for (const entry of batch) {
+        const messages = byTopic.get(entry.topic) ?? [];
+        messages.push(...entry.messages);
+        byTopic.set(entry.topic, messages);
+      }
+      try {
+        connected ??= producer.connect().catch((error: unknown) => {
+          connected = undefined;
+          throw error;
+        });
+        await connected;
+        await producer.sendBatch({
+          acks: -1,
+          compression: CompressionTypes.GZIP,
+          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+        });
+        for (const [topic, messages] of byTopic) messagesProduced.inc({ topic }, messages.length);
+        for (const entry of batch) entry.settle();
+      } catch (error) {
+        for (const entry of batch) entry.settle(error);
+      }
+    }
+    flushing = false;
+  }
+
   async function deliver(topic: string, messages: Message[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
+    const acknowledged = new Promise<void>((resolve, reject) => {
+      waiting.push({ topic, messages, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+    if (!flushing) void flush();
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new PublishFailed(`Kafka did not acknowledge within ${timeoutMs} ms`)),
@@ -69,17 +109,7 @@ export async function createEventProducer(
       );
     });
     try {
-      connected ??= producer.connect().catch((error: unknown) => {
-        connected = undefined;
-        throw error;
-      });
-      await Promise.race([
-        connected.then(() =>
-          producer.send({ topic, acks: -1, compression: CompressionTypes.GZIP, messages }),
-        ),
-        timeout,
-      ]);
-      messagesProduced.inc({ topic }, messages.length);
+      await Promise.race([acknowledged, timeout]);
     } catch (error) {
       throw error instanceof PublishFailed
         ? error

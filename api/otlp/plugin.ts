@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
+import { ingestPhaseDuration } from '../../platform/metrics.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
@@ -11,7 +12,7 @@ import { decodeJson } from './decode-json.ts';
 import { decodeProtobuf } from './decode-protobuf.ts';
 import { encodeExportResponse, type OtlpFormat, otlpContentTypes } from './encode.ts';
 import { OtlpError, otlpErrorFormat } from './errors.ts';
-import { ingestSpans, normalizeRequest } from './ingest.ts';
+import { AdmissionQueue, normalizeRequest } from './ingest.ts';
 
 export interface OtlpOptions {
   directory: OrgDirectory;
@@ -32,6 +33,7 @@ const decoders: Record<OtlpFormat, (body: Buffer) => OtlpTraceRequest> = {
  */
 export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) => {
   app.setErrorHandler(errorHandler(otlpErrorFormat));
+  const admissions = new AdmissionQueue(options);
   // The body is read here, as a stream, under the spec's caps: no parser buffers it first.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -47,6 +49,7 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
     async (request, reply) => {
       const format = parseContentType(request.headers['content-type']);
       if (!format) throw new OtlpError('unsupported_media_type', 'unsupported Content-Type');
+      const started = performance.now();
       let body: Buffer;
       try {
         body = await readOtlpBody(request.raw, {
@@ -59,11 +62,17 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
           reply.header('connection', 'close');
         throw error;
       }
-      const spans = normalizeRequest(decoders[format](body));
-      let admission: Awaited<ReturnType<typeof ingestSpans>> | undefined;
+      const read = performance.now();
+      const decoded = decoders[format](body);
+      const parsed = performance.now();
+      const spans = normalizeRequest(decoded);
+      ingestPhaseDuration.observe({ phase: 'read' }, (read - started) / 1000);
+      ingestPhaseDuration.observe({ phase: 'decode' }, (parsed - read) / 1000);
+      ingestPhaseDuration.observe({ phase: 'normalize' }, (performance.now() - parsed) / 1000);
+      let admission: Awaited<ReturnType<AdmissionQueue['admit']>> | undefined;
       if (spans.length > 0) {
         try {
-          admission = await ingestSpans(options, request.principal!.orgId, spans);
+          admission = await admissions.admit(request.principal!.orgId, spans);
         } catch (error) {
           request.log.error({ err: error }, 'spans could not be stored');
           throw new OtlpError('tracing_unavailable');

@@ -195,3 +195,29 @@ export function decideAdmission(request: {
     errorMessage: refusalMessage(refusals, now, limits),
   };
 }
+
+/**
+ * The ledger's facts once a request's accepted spans are counted: how the next request decided in
+ * the same transaction (requests of one org are admitted together, in arrival order) sees them.
+ */
+export function factsAfter(
+  ledger: LedgerFacts,
+  spans: readonly CandidateSpan[],
+  admission: Admission,
+): LedgerFacts {
+  if (admission.acceptedSpans === 0) return ledger;
+  const storedSpanKeys = new Set(ledger.storedSpanKeys);
+  const traceSpanCounts = new Map(ledger.traceSpanCounts);
+  spans.forEach((span, index) => {
+    if (admission.verdicts[index] !== 'accepted') return;
+    storedSpanKeys.add(keyOf(span));
+    traceSpanCounts.set(span.traceId, (traceSpanCounts.get(span.traceId) ?? 0) + 1);
+  });
+  return {
+    storedSpanKeys,
+    traceSpanCounts,
+    deletedTraceIds: ledger.deletedTraceIds,
+    monthSpans: ledger.monthSpans + admission.acceptedSpans,
+    monthBytes: ledger.monthBytes + admission.acceptedBytes,
+  };
+}

@@ -61,6 +61,11 @@ const isPlaceholder = (value: string): boolean =>
 
 export interface CredentialDetector {
   name: string;
+  /**
+   * What any match must contain: a cheap test that lets text without it skip the detector. Most
+   * span text holds no credential at all, and the hot path checks every string of every span.
+   */
+  hint: RegExp;
   /** Flags `dg`; the named group `value` or `quoted` is what is removed. */
   pattern: RegExp;
   /** Whether a match is a credential (not prose, code or a placeholder); all are when absent. */
@@ -107,12 +112,14 @@ const acceptBearer = (value: string): boolean =>
 export const credentialDetectors: readonly CredentialDetector[] = [
   {
     name: 'pem_private_key',
+    hint: /PRIVATE KEY/,
     pattern:
       /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?<value>(?:[^-]|-(?!----))*)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----)?/dg,
     accept: (value) => value.trim() !== '',
   },
   {
     name: 'key_value',
+    hint: /pass|pwd|secret|key|token|auth|credential|cookie/i,
     pattern: new RegExp(
       `${credentialWord}(?:\\\\?["'])?` +
         `[ \\t]*(?<sep>:=|=>|[:=])(?!=)[ \\t]*(?<open>\\\\?["'\`])?` +
@@ -124,6 +131,7 @@ export const credentialDetectors: readonly CredentialDetector[] = [
   },
   {
     name: 'url_password',
+    hint: /:\/\//,
     pattern: new RegExp(
       `(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\\s/?#@:"'<>]*:${notYetRedacted}(?<value>[^\\s/?#@"'<>]+)@`,
       'dg',
@@ -132,6 +140,7 @@ export const credentialDetectors: readonly CredentialDetector[] = [
   },
   {
     name: 'url_query_credential',
+    hint: /[?&](?:pass|pwd|token|access|refresh|id_|auth|api|secret|client|sig|x-amz|x-goog)/i,
     pattern: new RegExp(
       '[?&](?:password|passwd|pwd|token|access_token|refresh_token|id_token|auth_token|api_key|apikey|api-key|' +
         `secret|client_secret|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature)=${notYetRedacted}` +
@@ -142,6 +151,7 @@ export const credentialDetectors: readonly CredentialDetector[] = [
   },
   {
     name: 'bearer_token',
+    hint: /bearer/i,
     pattern: new RegExp(
       `(?<![A-Za-z0-9])[Bb][Ee][Aa][Rr][Ee][Rr](?:[ \\t]+|%20)${notYetRedacted}(?<value>[A-Za-z0-9\\-._~+/]+=*)`,
       'dg',
@@ -150,29 +160,45 @@ export const credentialDetectors: readonly CredentialDetector[] = [
   },
   {
     name: 'basic_auth',
+    hint: /basic/i,
     pattern: new RegExp(
       `(?<![A-Za-z0-9])[Bb][Aa][Ss][Ii][Cc](?:[ \\t]+|%20)${notYetRedacted}(?<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])`,
       'dg',
     ),
     accept: acceptBasic,
   },
-  { name: 'jwt', pattern: token('eyJ[A-Za-z0-9_-]{4,}\\.eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]*') },
-  { name: 'anthropic_key', pattern: token('sk-ant-[A-Za-z0-9_-]{20,}') },
-  { name: 'openai_key', pattern: token('sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}') },
-  { name: 'aws_access_key_id', pattern: token('(?:AKIA|ASIA)[A-Z0-9]{16}') },
-  { name: 'github_token', pattern: token('(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})') },
-  { name: 'gitlab_token', pattern: token('glpat-[A-Za-z0-9_-]{20,}') },
-  { name: 'slack_token', pattern: token('xox[abprs]-[A-Za-z0-9-]{10,}') },
+  {
+    name: 'jwt',
+    hint: /eyJ/,
+    pattern: token('eyJ[A-Za-z0-9_-]{4,}\\.eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]*'),
+  },
+  { name: 'anthropic_key', hint: /sk-ant-/, pattern: token('sk-ant-[A-Za-z0-9_-]{20,}') },
+  { name: 'openai_key', hint: /sk-/, pattern: token('sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}') },
+  { name: 'aws_access_key_id', hint: /AKIA|ASIA/, pattern: token('(?:AKIA|ASIA)[A-Z0-9]{16}') },
+  {
+    name: 'github_token',
+    hint: /gh[pousr]_|github_pat_/,
+    pattern: token('(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})'),
+  },
+  { name: 'gitlab_token', hint: /glpat-/, pattern: token('glpat-[A-Za-z0-9_-]{20,}') },
+  { name: 'slack_token', hint: /xox[abprs]-/, pattern: token('xox[abprs]-[A-Za-z0-9-]{10,}') },
   {
     name: 'slack_webhook',
+    hint: /hooks\.slack\.com/,
     pattern: /hooks\.slack\.com\/services\/(?<value>T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]+)/dg,
   },
-  { name: 'google_api_key', pattern: token('AIza[0-9A-Za-z_-]{35}') },
-  { name: 'google_oauth_token', pattern: token('ya29\\.[0-9A-Za-z_-]{20,}') },
-  { name: 'stripe_key', pattern: token('(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}') },
-  { name: 'hugging_face_token', pattern: token('hf_[A-Za-z0-9]{30,}') },
-  { name: 'npm_token', pattern: token('npm_[A-Za-z0-9]{36}') },
-  { name: 'sendgrid_key', pattern: token('SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}') },
-  { name: 'groq_key', pattern: token('gsk_[A-Za-z0-9]{40,}') },
-  { name: 'xai_key', pattern: token('xai-[A-Za-z0-9]{40,}') },
+  { name: 'google_api_key', hint: /AIza/, pattern: token('AIza[0-9A-Za-z_-]{35}') },
+  { name: 'google_oauth_token', hint: /ya29\./, pattern: token('ya29\\.[0-9A-Za-z_-]{20,}') },
+  { name: 'stripe_key', hint: /_(?:live|test)_/, pattern: token('(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}') },
+  { name: 'hugging_face_token', hint: /hf_/, pattern: token('hf_[A-Za-z0-9]{30,}') },
+  { name: 'npm_token', hint: /npm_/, pattern: token('npm_[A-Za-z0-9]{36}') },
+  { name: 'sendgrid_key', hint: /SG\./, pattern: token('SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}') },
+  { name: 'groq_key', hint: /gsk_/, pattern: token('gsk_[A-Za-z0-9]{40,}') },
+  { name: 'xai_key', hint: /xai-/, pattern: token('xai-[A-Za-z0-9]{40,}') },
 ];
+
+/** Whether any detector could match: one pass over text that (almost always) has no credential. */
+export const mayHoldCredential: RegExp = new RegExp(
+  credentialDetectors.map((detector) => detector.hint.source).join('|'),
+  'i',
+);

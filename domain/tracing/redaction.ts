@@ -1,7 +1,12 @@
 // Credential removal (001, Limits: "credentials are removed from every span before storing;
 // redacted_count counts the removed values"). Text goes through the detector table of
 // credentials.ts; in JSON, a value under a key that names a credential is removed whole.
-import { type CredentialDetector, credentialDetectors, isCredentialKey } from './credentials.ts';
+import {
+  type CredentialDetector,
+  credentialDetectors,
+  isCredentialKey,
+  mayHoldCredential,
+} from './credentials.ts';
 import type { JsonValue } from './span.ts';
 
 /** What a removed value becomes; the key or label around it stays. */
@@ -38,9 +43,11 @@ function applyDetector(
 
 /** The text with every credential the detectors find replaced by `[REDACTED]`. */
 export function redactText(text: string): { text: string; count: number } {
+  if (!mayHoldCredential.test(text)) return { text, count: 0 };
   let count = 0;
   let result = text;
   for (const detector of credentialDetectors) {
+    if (!detector.hint.test(result)) continue;
     const applied = applyDetector(detector, result);
     result = applied.text;
     count += applied.count;

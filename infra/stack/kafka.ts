@@ -98,6 +98,9 @@ group.initial.rebalance.delay.ms=0
 num.network.threads=2
 num.io.threads=4
 log.retention.check.interval.ms=300000
+# Producers batch several requests' messages into one compressed record batch.
+message.max.bytes=16777216
+replica.fetch.max.bytes=16777216
 `;
 }
 
