@@ -142,7 +142,15 @@ export async function runConsumer<E>(
     });
     const last = batch.lastOffset();
     payload.resolveOffset(last);
-    await payload.commitOffsetsIfNecessary();
+    // With autoCommit off, kafkajs commits only the offsets it is given.
+    await payload.commitOffsetsIfNecessary({
+      topics: [
+        {
+          topic: batch.topic,
+          partitions: [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }],
+        },
+      ],
+    });
     messagesConsumed.inc({ group: groupId, topic: batch.topic }, batch.messages.length);
     projectionBatchSize.observe({ group: groupId }, batch.messages.length);
     projectionBatchDuration.observe({ group: groupId }, (performance.now() - started) / 1000);

@@ -1,0 +1,101 @@
+import type { SpanTreeNode } from '../../domain/tracing/queries-tree.ts';
+import type { StoredSpan } from '../../domain/tracing/span.ts';
+import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
+import type { SpanNodeAnswer, TraceItem } from './schemas.ts';
+import type { FullSpan } from './spans-store.ts';
+
+// Domain values → the query surface's wire shapes (api/queries/schemas.ts), snake_case. The list
+// and the single trace share `traceItem`, so a trace reads the same in both.
+
+/** Millisecond precision for people; the exact nanoseconds travel beside it as text. */
+function times(start: bigint, end: bigint) {
+  return {
+    start_time: new Date(Number(start / 1_000_000n)).toISOString(),
+    end_time: new Date(Number(end / 1_000_000n)).toISOString(),
+    start_time_unix_nano: start.toString(),
+    end_time_unix_nano: end.toString(),
+    duration_ms: end > start ? Number(end - start) / 1e6 : 0,
+  };
+}
+
+export function traceItem(summary: TraceSummary, models: readonly string[]): TraceItem {
+  return {
+    trace_id: summary.traceId,
+    root_span_name: summary.rootSpanName,
+    ...times(summary.startTimeUnixNano, summary.endTimeUnixNano),
+    span_count: summary.spanCount,
+    error_count: summary.errorCount,
+    input_tokens: summary.inputTokens,
+    output_tokens: summary.outputTokens,
+    session_id: summary.sessionId,
+    user_id: summary.userId,
+    service: summary.serviceName,
+    environment: summary.environment,
+    models: [...models],
+  };
+}
+
+/** The distinct models of a trace's spans in byte order, as the list's `arraySort` gives them. */
+export function traceModels(spans: readonly StoredSpan[]): string[] {
+  const models = new Set(spans.flatMap((span) => (span.model === null ? [] : [span.model])));
+  return [...models].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+function spanHead(span: StoredSpan) {
+  return {
+    span_id: span.spanId,
+    parent_span_id: span.parentSpanId === '' ? null : span.parentSpanId,
+    name: span.name,
+    kind: span.kind,
+    otel_kind: span.otelKind,
+    ...times(span.startTimeUnixNano, span.endTimeUnixNano),
+    status_code: span.statusCode,
+    status_message: span.statusMessage,
+    model: span.model,
+    input_tokens: span.inputTokens,
+    output_tokens: span.outputTokens,
+    session_id: span.sessionId,
+    user_id: span.userId,
+    service: span.serviceName,
+    environment: span.environment,
+    input_truncated: span.inputTruncated,
+    output_truncated: span.outputTruncated,
+    redacted_count: span.redactedCount,
+  };
+}
+
+export function spanNode(node: SpanTreeNode<StoredSpan>): SpanNodeAnswer {
+  return { ...spanHead(node), children: node.children.map(spanNode) };
+}
+
+/** Stored JSON text back to JSON; text that is not JSON (never written by us) is shown as is. */
+function parsed(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const asObject = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+export function spanDetail({ span, traceFirstReceivedAt }: FullSpan) {
+  return {
+    trace_id: span.traceId,
+    ...spanHead(span),
+    trace_first_received_at: traceFirstReceivedAt.toISOString(),
+    input: parsed(span.input),
+    output: parsed(span.output),
+    attributes: asObject(parsed(span.attributes)),
+    events: asArray(parsed(span.events)),
+    links: asArray(parsed(span.links)),
+    resource_attributes: asObject(parsed(span.resourceAttributes)),
+    scope_name: span.scopeName,
+    scope_version: span.scopeVersion,
+  };
+}

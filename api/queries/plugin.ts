@@ -1,0 +1,181 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { encodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
+import { buildSpanTree } from '../../domain/tracing/queries-tree.ts';
+import { summarizeTrace } from '../../domain/tracing/trace-summary.ts';
+import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
+import { errorsByDayAndKind, latencyByKind, usageByModel } from './analytics-store.ts';
+import { spanDetail, spanNode, traceItem, traceModels } from './answers.ts';
+import {
+  analyticsQuery,
+  errorAnswer,
+  errorsAnswer,
+  latencyAnswer,
+  spanAnswer,
+  spanParams,
+  traceAnswer,
+  traceListAnswer,
+  traceListQuery,
+  traceParams,
+  usageAnswer,
+} from './schemas.ts';
+import { findSpan, traceSpans } from './spans-store.ts';
+import { listTraces } from './traces-store.ts';
+
+// The query surface (GET /api/traces…, /api/analytics/…): reads of the spans read model in
+// ClickHouse, never Kafka. Every route needs a key with `traces:write`, the contract's only
+// tracing scope, and sees only the key's org.
+
+const errors = { 401: errorAnswer, 403: errorAnswer, 422: errorAnswer };
+const notFound = (what: string) =>
+  new ApiError('not_found', 404, `No ${what} with this id in your org; it may be past retention or deleted.`);
+
+export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClient }> = async (app, opts) => {
+  // Its own client unless given one; closed with the app.
+  const clickhouse = opts.clickhouse ?? createClickHouse();
+  if (!opts.clickhouse) app.addHook('onClose', () => clickhouse.close());
+  app.setErrorHandler(errorHandler(jsonErrorFormat));
+  app.addHook('onRequest', app.requireKey('traces:write'));
+  const orgOf = (request: { principal?: { orgId: string } }) => request.principal!.orgId;
+
+  app.get(
+    '/traces',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: 'Traces, newest first, with their totals',
+        querystring: traceListQuery,
+        response: { 200: traceListAnswer, ...errors },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const page = await listTraces(clickhouse, orgOf(request), {
+        from: query.from,
+        to: query.to,
+        sessionId: query.session_id,
+        userId: query.user_id,
+        service: query.service,
+        environment: query.environment,
+        model: query.model,
+        kind: query.kind,
+        name: query.name,
+        cursor: query.cursor,
+        limit: query.limit,
+      });
+      const last = page.traces.at(-1)?.summary;
+      return {
+        data: page.traces.map((trace) => traceItem(trace.summary, trace.models)),
+        next_cursor:
+          page.more && last
+            ? encodeTraceCursor({ startTimeUnixNano: last.startTimeUnixNano, traceId: last.traceId })
+            : null,
+      };
+    },
+  );
+
+  app.get(
+    '/traces/:traceId',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: 'One trace: its totals and its span tree, without input and output',
+        params: traceParams,
+        response: { 200: traceAnswer, 404: errorAnswer, ...errors },
+      },
+    },
+    async (request) => {
+      const spans = await traceSpans(clickhouse, orgOf(request), request.params.traceId);
+      if (spans.length === 0) throw notFound('trace');
+      return {
+        data: {
+          ...traceItem(summarizeTrace(spans), traceModels(spans)),
+          spans: buildSpanTree(spans).map(spanNode),
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/traces/:traceId/spans/:spanId',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: 'One span with everything stored',
+        params: spanParams,
+        response: { 200: spanAnswer, 404: errorAnswer, ...errors },
+      },
+    },
+    async (request) => {
+      const { traceId, spanId } = request.params;
+      const found = await findSpan(clickhouse, orgOf(request), traceId, spanId);
+      if (!found) throw notFound('span');
+      return { data: spanDetail(found) };
+    },
+  );
+
+  const range = (query: { from: Date; to: Date }) => ({
+    from: query.from.toISOString(),
+    to: query.to.toISOString(),
+  });
+
+  app.get(
+    '/analytics/usage',
+    {
+      schema: {
+        tags: ['analytics'],
+        summary: 'Spans and tokens by model by UTC day',
+        querystring: analyticsQuery,
+        response: { 200: usageAnswer, ...errors },
+      },
+    },
+    async (request) => ({
+      ...range(request.query),
+      data: (await usageByModel(clickhouse, orgOf(request), request.query)).map((row) => ({
+        day: row.day,
+        model: row.model,
+        spans: row.spans,
+        input_tokens: row.inputTokens,
+        output_tokens: row.outputTokens,
+      })),
+    }),
+  );
+
+  app.get(
+    '/analytics/latency',
+    {
+      schema: {
+        tags: ['analytics'],
+        summary: 'Span duration percentiles by kind',
+        querystring: analyticsQuery,
+        response: { 200: latencyAnswer, ...errors },
+      },
+    },
+    async (request) => ({
+      ...range(request.query),
+      data: (await latencyByKind(clickhouse, orgOf(request), request.query)).map((row) => ({
+        kind: row.kind,
+        spans: row.spans,
+        p50_ms: row.p50Ms,
+        p90_ms: row.p90Ms,
+        p99_ms: row.p99Ms,
+      })),
+    }),
+  );
+
+  app.get(
+    '/analytics/errors',
+    {
+      schema: {
+        tags: ['analytics'],
+        summary: 'Spans and error spans by UTC day and kind',
+        querystring: analyticsQuery,
+        response: { 200: errorsAnswer, ...errors },
+      },
+    },
+    async (request) => ({
+      ...range(request.query),
+      data: await errorsByDayAndKind(clickhouse, orgOf(request), request.query),
+    }),
+  );
+};

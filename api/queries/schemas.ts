@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { decodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
+import { spanKinds } from '../../domain/tracing/span.ts';
+
+// The query surface's query strings and answers (snake_case on the wire). Query strings are parsed
+// here, once: times become Dates, the cursor becomes a keyset, analytics ranges get their defaults
+// and their bound. A failed parse is a 422 `invalid_request` naming the parameter (api/errors.ts).
+
+const dayMs = 24 * 60 * 60 * 1000;
+/** Analytics scan every span of the range: a month at most, the spans' retention (001, Limits). */
+export const maxAnalyticsRangeDays = 31;
+export const defaultAnalyticsRangeDays = 7;
+
+const isoTime = z.iso
+  .datetime({ offset: true, error: 'expected an ISO 8601 time such as 2026-01-31T00:00:00Z' })
+  .transform((text) => new Date(text));
+
+const filterText = (what: string) =>
+  z.string().min(1, `give a non-empty ${what}`).max(8192, `a ${what} is at most 8,192 characters`);
+
+const cursor = z.string().transform((text, context) => {
+  const decoded = decodeTraceCursor(text);
+  if (decoded) return decoded;
+  context.addIssue({
+    code: 'custom',
+    message: 'not a cursor this API returned (pass next_cursor unchanged)',
+  });
+  return z.NEVER;
+});
+
+export const traceListQuery = z
+  .object({
+    from: isoTime.optional().describe('Traces that started at or after this time.'),
+    to: isoTime.optional().describe('Traces that started before this time.'),
+    session_id: filterText('session id').optional(),
+    user_id: filterText('user id').optional(),
+    service: filterText('service').optional(),
+    environment: filterText('environment').optional(),
+    model: filterText('model').optional().describe('Traces with at least one span of this model.'),
+    kind: z.enum(spanKinds).optional().describe('Traces with at least one span of this kind.'),
+    name: filterText('name')
+      .optional()
+      .describe('Traces with a span whose name contains this text, ignoring case.'),
+    limit: z.coerce
+      .number({ error: 'expected a whole number from 1 to 100' })
+      .int('expected a whole number from 1 to 100')
+      .min(1, 'expected a whole number from 1 to 100')
+      .max(100, 'expected a whole number from 1 to 100')
+      .default(50),
+    cursor: cursor.optional().describe('next_cursor of the previous page.'),
+  })
+  .refine((query) => !query.from || !query.to || query.from < query.to, {
+    path: ['to'],
+    message: 'to must be after from',
+  });
+
+export type TraceListQuery = z.output<typeof traceListQuery>;
+
+export const analyticsQuery = z
+  .object({
+    from: isoTime.optional().describe(`Default: ${defaultAnalyticsRangeDays} days before to.`),
+    to: isoTime.optional().describe('Default: now.'),
+  })
+  .transform(({ from, to }) => {
+    const end = to ?? new Date();
+    return { from: from ?? new Date(end.getTime() - defaultAnalyticsRangeDays * dayMs), to: end };
+  })
+  .refine((range) => range.from < range.to, { path: ['to'], message: 'to must be after from' })
+  .refine((range) => range.to.getTime() - range.from.getTime() <= maxAnalyticsRangeDays * dayMs, {
+    path: ['from'],
+    message: `the range from..to is at most ${maxAnalyticsRangeDays} days`,
+  });
+
+export type AnalyticsRange = z.output<typeof analyticsQuery>;
+
+export const traceParams = z.object({ traceId: z.string().min(1).max(64) });
+export const spanParams = traceParams.extend({ spanId: z.string().min(1).max(64) });
+
+const times = {
+  start_time: z.string().describe('ISO 8601, millisecond precision.'),
+  end_time: z.string(),
+  start_time_unix_nano: z.string().describe('Exact, as a decimal string.'),
+  end_time_unix_nano: z.string(),
+  duration_ms: z.number(),
+};
+
+const context = {
+  session_id: z.string().nullable(),
+  user_id: z.string().nullable(),
+  service: z.string().nullable(),
+  environment: z.string().nullable(),
+};
+
+export const traceItem = z.object({
+  trace_id: z.string(),
+  root_span_name: z.string().nullable().describe('Null while the root span has not arrived.'),
+  ...times,
+  span_count: z.number().int(),
+  error_count: z.number().int(),
+  input_tokens: z.number().int().describe('Over generation spans only (001, Trace-level values).'),
+  output_tokens: z.number().int(),
+  ...context,
+  models: z.array(z.string()),
+});
+
+export type TraceItem = z.infer<typeof traceItem>;
+
+export const traceListAnswer = z.object({ data: z.array(traceItem), next_cursor: z.string().nullable() });
+
+const spanHead = {
+  span_id: z.string(),
+  parent_span_id: z.string().nullable(),
+  name: z.string(),
+  kind: z.enum(spanKinds),
+  otel_kind: z.number().int(),
+  ...times,
+  status_code: z.number().int(),
+  status_message: z.string(),
+  model: z.string().nullable(),
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  ...context,
+  input_truncated: z.boolean(),
+  output_truncated: z.boolean(),
+  redacted_count: z.number().int(),
+};
+
+// Children have this node's shape. OpenAPI gets them as plain objects: the route schemas cannot
+// carry a recursive component here, and a dangling $ref would be worse.
+export const spanNode = z.object({
+  ...spanHead,
+  children: z.array(z.unknown()).describe('Child spans, each shaped like this span node.'),
+});
+
+export type SpanNodeAnswer = Omit<z.infer<typeof spanNode>, 'children'> & { children: SpanNodeAnswer[] };
+
+export const traceAnswer = z.object({ data: traceItem.extend({ spans: z.array(spanNode) }) });
+
+export const spanAnswer = z.object({
+  data: z.object({
+    trace_id: z.string(),
+    ...spanHead,
+    trace_first_received_at: z.string(),
+    input: z.unknown().describe('`{ messages: [...] }` or `{ value: ... }`, or null.'),
+    output: z.unknown(),
+    attributes: z.record(z.string(), z.unknown()),
+    events: z.array(z.unknown()),
+    links: z.array(z.unknown()),
+    resource_attributes: z.record(z.string(), z.unknown()),
+    scope_name: z.string(),
+    scope_version: z.string(),
+  }),
+});
+
+const range = { from: z.string(), to: z.string() };
+
+export const usageAnswer = z.object({
+  ...range,
+  data: z.array(
+    z.object({
+      day: z.string().describe('UTC day of the spans’ start, YYYY-MM-DD.'),
+      model: z.string(),
+      spans: z.number().int().describe('Spans of this model, of any kind.'),
+      input_tokens: z.number().int().describe('Over generation spans only.'),
+      output_tokens: z.number().int(),
+    }),
+  ),
+});
+
+export const latencyAnswer = z.object({
+  ...range,
+  data: z.array(
+    z.object({
+      kind: z.enum(spanKinds),
+      spans: z.number().int(),
+      p50_ms: z.number(),
+      p90_ms: z.number(),
+      p99_ms: z.number(),
+    }),
+  ),
+});
+
+export const errorsAnswer = z.object({
+  ...range,
+  data: z.array(
+    z.object({
+      day: z.string(),
+      kind: z.enum(spanKinds),
+      spans: z.number().int(),
+      errors: z.number().int().describe('Spans with status code 2 (error).'),
+    }),
+  ),
+});
+
+export const errorAnswer = z.object({
+  error: z.object({ code: z.string(), message: z.string(), param: z.string().optional() }),
+});

@@ -1,0 +1,130 @@
+import type { SpanKind, StoredSpan } from '../../domain/tracing/span.ts';
+import { type ClickHouseClient, sql } from '../../platform/clickhouse.ts';
+import { sentOrder } from './traces-store.ts';
+
+// One trace's spans and one span, from the spans read model, within one org. FINAL: a redelivered
+// span would otherwise be shown, and summarized, twice.
+
+const headColumns = sql`span_id, parent_span_id, name, kind, otel_kind, start_time_unix_nano,
+  end_time_unix_nano, status_code, status_message, model, input_tokens, output_tokens, session_id,
+  user_id, service_name, environment, input_truncated, output_truncated, redacted_count, scope_name,
+  scope_version`;
+
+interface HeadRow {
+  span_id: string;
+  parent_span_id: string;
+  name: string;
+  kind: SpanKind;
+  otel_kind: number;
+  start_time_unix_nano: string;
+  end_time_unix_nano: string;
+  status_code: number;
+  status_message: string;
+  model: string | null;
+  input_tokens: string | null;
+  output_tokens: string | null;
+  session_id: string | null;
+  user_id: string | null;
+  service_name: string | null;
+  environment: string | null;
+  input_truncated: number;
+  output_truncated: number;
+  redacted_count: number;
+  scope_name: string;
+  scope_version: string;
+}
+
+const optionalCount = (value: string | null) => (value === null ? null : Number(value));
+
+/** A span read without its bodies; `summarizeTrace` and the tree read none of them. */
+function spanFromHead(traceId: string, row: HeadRow): StoredSpan {
+  return {
+    traceId,
+    spanId: row.span_id,
+    parentSpanId: row.parent_span_id,
+    name: row.name,
+    kind: row.kind,
+    otelKind: row.otel_kind,
+    startTimeUnixNano: BigInt(row.start_time_unix_nano),
+    endTimeUnixNano: BigInt(row.end_time_unix_nano),
+    statusCode: row.status_code === 1 || row.status_code === 2 ? row.status_code : 0,
+    statusMessage: row.status_message,
+    model: row.model,
+    inputTokens: optionalCount(row.input_tokens),
+    outputTokens: optionalCount(row.output_tokens),
+    input: null,
+    output: null,
+    inputTruncated: row.input_truncated === 1,
+    outputTruncated: row.output_truncated === 1,
+    sessionId: row.session_id,
+    userId: row.user_id,
+    serviceName: row.service_name,
+    environment: row.environment,
+    attributes: '{}',
+    events: '[]',
+    links: '[]',
+    resourceAttributes: '{}',
+    scopeName: row.scope_name,
+    scopeVersion: row.scope_version,
+    redactedCount: row.redacted_count,
+  };
+}
+
+/** A trace's spans without input, output, attributes, events and links, by start then as sent. */
+export async function traceSpans(
+  clickhouse: ClickHouseClient,
+  orgId: string,
+  traceId: string,
+): Promise<StoredSpan[]> {
+  const query = sql`
+    SELECT ${headColumns} FROM spans FINAL
+    WHERE org_id = ${orgId} AND trace_id = ${traceId}
+    ORDER BY start_time_unix_nano, ${sentOrder}`;
+  const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
+  return (await result.json<HeadRow>()).map((row) => spanFromHead(traceId, row));
+}
+
+export interface FullSpan {
+  span: StoredSpan;
+  traceFirstReceivedAt: Date;
+}
+
+interface FullRow extends HeadRow {
+  input: string | null;
+  output: string | null;
+  attributes: string;
+  events: string;
+  links: string;
+  resource_attributes: string;
+  received_at: number;
+}
+
+/** One span with everything stored, or undefined when the org has no such span. */
+export async function findSpan(
+  clickhouse: ClickHouseClient,
+  orgId: string,
+  traceId: string,
+  spanId: string,
+): Promise<FullSpan | undefined> {
+  const query = sql`
+    SELECT ${headColumns}, input, output, attributes, events, links, resource_attributes,
+      toUnixTimestamp(trace_first_received_at) AS received_at
+    FROM spans FINAL
+    WHERE org_id = ${orgId} AND trace_id = ${traceId} AND span_id = ${spanId}
+    LIMIT 1`;
+  const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
+  const [row] = await result.json<FullRow>();
+  if (!row) return undefined;
+  return {
+    span: {
+      ...spanFromHead(traceId, row),
+      input: row.input,
+      output: row.output,
+      attributes: row.attributes,
+      events: row.events,
+      links: row.links,
+      resourceAttributes: row.resource_attributes,
+    },
+    traceFirstReceivedAt: new Date(row.received_at * 1000),
+  };
+}

@@ -1,0 +1,46 @@
+import { type ClickHouseClient, sql } from '../platform/clickhouse.ts';
+
+// Retention of stored spans (001, Limits: "30 days from the moment the first span of the trace was
+// received; spans arriving later are deleted with the trace"). `spans` is partitioned by the UTC
+// day its trace was first received, so a trace's spans share one partition and go together, and
+// retention drops whole partitions: cheap, and no mutation.
+
+export const spanRetentionDays = 30;
+const dayMs = 24 * 60 * 60 * 1000;
+
+/** A partition's day from its id, `YYYYMMDD` (toYYYYMMDD of the trace's first receipt, UTC). */
+export function partitionDay(partition: string): Date | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})$/.exec(partition);
+  if (!match) return undefined;
+  const [year, month, date] = [Number(match[1]), Number(match[2]) - 1, Number(match[3])];
+  const day = new Date(Date.UTC(year, month, date));
+  // Date.UTC rolls 2026-02-30 over into March: such an id is no day.
+  return day.getUTCMonth() === month && day.getUTCDate() === date ? day : undefined;
+}
+
+/**
+ * Expired once even its last trace (first received at the day's last instant) is past 30 days:
+ * the day's end plus 30 days is not after `now`. A partition is never dropped early, so spans
+ * live 30 to 31 days, as long as the spans topic keeps them.
+ */
+export function isPartitionExpired(partition: string, now: Date): boolean {
+  const day = partitionDay(partition);
+  if (!day) return false;
+  return day.getTime() + dayMs + spanRetentionDays * dayMs <= now.getTime();
+}
+
+/** Drops every expired partition of `spans`; returns their ids, oldest first. */
+export async function dropExpiredSpanPartitions(clickhouse: ClickHouseClient, now: Date): Promise<string[]> {
+  const result = await clickhouse.query({
+    query:
+      "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active ORDER BY partition",
+    format: 'JSONEachRow',
+  });
+  const partitions = (await result.json<{ partition: string }>()).map((row) => row.partition);
+  const expired = partitions.filter((partition) => isPartitionExpired(partition, now));
+  for (const partition of expired) {
+    // The partition key is a UInt32 (toYYYYMMDD), so its value is written as a number.
+    await clickhouse.command({ query: sql`ALTER TABLE spans DROP PARTITION ${Number(partition)}`.text });
+  }
+  return expired;
+}

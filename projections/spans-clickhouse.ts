@@ -1,0 +1,146 @@
+import type { Projection } from '../consumers/runtime.ts';
+import type { PublishedSpan, SpanEvent } from '../domain/tracing/events.ts';
+import { type ClickHouseClient, joinSql, sql } from '../platform/clickhouse.ts';
+import { logger } from '../platform/logger.ts';
+import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
+
+// Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql).
+//
+// A batch is applied in the topic's order as alternating steps: the spans received up to the next
+// deletion in one insert, then the deletions in one `ALTER TABLE … DELETE`, and so on; a batch
+// without deletions is one insert. A mutation only touches the parts that existed when it was
+// submitted, so spans received before a TraceDeleted are deleted and spans of the same trace
+// published after it (in the same batch or later) are kept: the topic is the source of truth and
+// a replay rebuilds the same rows. (The ingest refuses spans of a trace deleted in the last 24 h,
+// so such later spans only come from a trace sent again after that.)
+//
+// Redelivery: an insert collapses on (org_id, trace_id, span_id) under FINAL; a deletion deletes
+// again whatever the earlier delivery had inserted before it, which leaves the same rows.
+
+type SpansReceived = Extract<SpanEvent, { type: 'SpansReceived' }>;
+
+/** A SpansReceived with its offset on its partition. */
+export interface ReceivedAt {
+  event: SpansReceived;
+  offset: string;
+}
+
+export type SpanWriteStep =
+  | { type: 'insert'; events: ReceivedAt[] }
+  | { type: 'delete'; traces: { orgId: string; traceId: string }[] };
+
+/** The batch as alternating insert and delete steps, in the topic's order. */
+export function spanWriteSteps(batch: readonly { event: SpanEvent; offset: string }[]): SpanWriteStep[] {
+  const steps: SpanWriteStep[] = [];
+  for (const { event, offset } of batch) {
+    const last = steps.at(-1);
+    if (event.type === 'SpansReceived') {
+      if (last?.type === 'insert') last.events.push({ event, offset });
+      else steps.push({ type: 'insert', events: [{ event, offset }] });
+    } else {
+      const trace = { orgId: event.orgId, traceId: event.traceId };
+      if (last?.type === 'delete') last.traces.push(trace);
+      else steps.push({ type: 'delete', traces: [trace] });
+    }
+  }
+  return steps;
+}
+
+/** One `spans` row, as JSONEachRow; 64-bit numbers as decimal text, which ClickHouse parses exactly. */
+export function spanRow({ event, offset }: ReceivedAt, span: PublishedSpan, index: number) {
+  return {
+    org_id: event.orgId,
+    trace_id: event.traceId,
+    span_id: span.spanId,
+    trace_first_received_at: Math.floor(event.traceFirstReceivedAt.getTime() / 1000),
+    parent_span_id: span.parentSpanId,
+    name: span.name,
+    kind: span.kind,
+    otel_kind: span.otelKind,
+    start_time_unix_nano: span.startTimeUnixNano.toString(),
+    end_time_unix_nano: span.endTimeUnixNano.toString(),
+    status_code: span.statusCode,
+    status_message: span.statusMessage,
+    model: span.model,
+    input_tokens: span.inputTokens,
+    output_tokens: span.outputTokens,
+    session_id: span.sessionId,
+    user_id: span.userId,
+    service_name: span.serviceName,
+    environment: span.environment,
+    input: span.input,
+    output: span.output,
+    input_truncated: span.inputTruncated ? 1 : 0,
+    output_truncated: span.outputTruncated ? 1 : 0,
+    redacted_count: span.redactedCount,
+    attributes: span.attributes,
+    events: span.events,
+    links: span.links,
+    resource_attributes: span.resourceAttributes,
+    scope_name: span.scopeName,
+    scope_version: span.scopeVersion,
+    size_bytes: span.sizeBytes,
+    event_id: event.eventId,
+    received_offset: offset,
+    received_index: index,
+  };
+}
+
+const mutationPollMs = 100;
+// Well inside the group session timeout (30 s): the runtime does not heartbeat during a project().
+const mutationWaitMs = 10_000;
+
+export function spansClickHouseProjection(clickhouse: ClickHouseClient): Projection<SpanEvent> {
+  async function insert(events: ReceivedAt[]): Promise<void> {
+    const values = events.flatMap((received) =>
+      received.event.spans.map((span, index) => spanRow(received, span, index)),
+    );
+    if (values.length === 0) return;
+    await clickhouse.insert({ table: 'spans', format: 'JSONEachRow', values });
+  }
+
+  async function remove(traces: { orgId: string; traceId: string }[]): Promise<void> {
+    const keys = joinSql(
+      traces.map((trace) => sql`(${trace.orgId}, ${trace.traceId})`),
+      ', ',
+    );
+    await clickhouse.command({
+      query: sql`ALTER TABLE spans DELETE WHERE (org_id, trace_id) IN (${keys})`.text,
+    });
+    await untilMutationsDone();
+  }
+
+  /**
+   * 18.16 runs mutations in the background and has no `mutations_sync`; waiting for them before the
+   * offsets are committed means a consumed TraceDeleted is no longer visible to readers. The
+   * mutation is durable once submitted, so a wait cut short loses nothing; it is only logged.
+   */
+  async function untilMutationsDone(): Promise<void> {
+    const deadline = Date.now() + mutationWaitMs;
+    while (Date.now() < deadline) {
+      const result = await clickhouse.query({
+        query:
+          "SELECT count() AS pending FROM system.mutations WHERE database = currentDatabase() AND table = 'spans' AND is_done = 0",
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json<{ pending: string }>();
+      if (Number(row?.pending ?? 0) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, mutationPollMs));
+    }
+    logger.warn({ table: 'spans' }, 'trace deletion still running in ClickHouse; committing anyway');
+  }
+
+  return {
+    groupId: 'orrery-spans-clickhouse',
+    stream: 'spans',
+    // Analytics, not state: let a fetch wait up to about a second to gather a large batch.
+    maxWaitMs: 1000,
+    fromWire: spanEventFromWire,
+    async project(batch) {
+      for (const step of spanWriteSteps(batch)) {
+        if (step.type === 'insert') await insert(step.events);
+        else await remove(step.traces);
+      }
+    },
+  };
+}
