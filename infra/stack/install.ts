@@ -10,6 +10,8 @@ const debianPackages = [
   { present: () => commandExists('mvn'), pkg: 'maven' },
   { present: () => postgresBinDir() !== undefined, pkg: 'postgresql' },
   { present: () => commandExists('clickhouse-server'), pkg: 'clickhouse-server' },
+  { present: () => commandExists('bwrap'), pkg: 'bubblewrap' },
+  { present: () => commandExists('debootstrap'), pkg: 'debootstrap' },
 ];
 
 export function ensureDebianPackages(log: (line: string) => void): void {

@@ -1,0 +1,124 @@
+import { invalidRequest } from '../domain/sandboxes/errors.ts';
+import {
+  type ExecResult,
+  execOutputLimitBytes,
+  execResult,
+  timedOutExitCode,
+} from '../domain/sandboxes/exec.ts';
+import { execLimits } from '../domain/sandboxes/requests.ts';
+import { createExecCgroup, joinDirs, killCgroup, removeCgroup } from './cgroups.ts';
+import { enterArgv, runCollecting } from './enter.ts';
+import { signalGroup } from './process-tree.ts';
+import type { SandboxRecord } from './state.ts';
+
+// exec (spec, `Sandbox.exec(command, { cwd?, env?, timeoutSeconds? })`): `/bin/sh -c <command>`
+// as root inside the sandbox, waiting for it. Decisions where the spec is silent, shared with
+// the domain (domain/sandboxes/exec.ts, requests.ts):
+// - cwd defaults to `/root`; a cwd that does not exist fails like `cd` does (exit 2, a message);
+// - the environment is only PATH, HOME, USER, LOGNAME and LANG, then the caller's `env` over it;
+// - timeout 1 to 600 s, default 60: at the deadline the command's whole tree is killed (every
+//   process it started, even in the background, through its own cgroup) and the exit code is
+//   124, as coreutils' `timeout` answers;
+// - stdout and stderr keep their first 1 MiB each; `truncated` says a stream lost bytes;
+// - the answer comes when the command exits; background processes it started keep running in
+//   the sandbox (that is how a desktop is started), they are only killed by a timeout.
+
+export interface ExecOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutSeconds?: number;
+}
+
+export interface ExecOutcome {
+  /** The spec's answer: `{ exit_code, stdout, stderr, truncated }`. */
+  result: ExecResult;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export const execDefaults = {
+  cwd: '/root',
+  env: {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: '/root',
+    USER: 'root',
+    LOGNAME: 'root',
+    LANG: 'C.UTF-8',
+  },
+} as const;
+
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The runtime is called after the API parsed the request; it still refuses what it cannot run. */
+export function checkExec(command: string, options: ExecOptions): Required<ExecOptions> {
+  if (command.length === 0 || command.length > execLimits.commandLength || command.includes('\0')) {
+    throw invalidRequest('command', 'send a shell command of 1 to 65,536 characters, without NUL');
+  }
+  const timeoutSeconds = options.timeoutSeconds ?? execLimits.timeoutSeconds.default;
+  if (
+    !Number.isInteger(timeoutSeconds) ||
+    timeoutSeconds < 1 ||
+    timeoutSeconds > execLimits.timeoutSeconds.max
+  ) {
+    throw invalidRequest('timeout_seconds', 'send a whole number of seconds from 1 to 600');
+  }
+  const cwd = options.cwd ?? execDefaults.cwd;
+  if (!cwd.startsWith('/') || cwd.includes('\0')) throw invalidRequest('cwd', 'send an absolute path');
+  const env = options.env ?? {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!envName.test(name) || value.includes('\0')) {
+      throw invalidRequest(
+        'env',
+        `send variable names of letters, digits and _ (not ${JSON.stringify(name)})`,
+      );
+    }
+  }
+  return { cwd, env, timeoutSeconds };
+}
+
+export async function runExec(
+  record: SandboxRecord,
+  command: string,
+  options: ExecOptions,
+): Promise<ExecOutcome> {
+  const { cwd, env, timeoutSeconds } = checkExec(command, options);
+  const started = Date.now();
+  const execCgroup = createExecCgroup(record.cgroups);
+  // `env -i` inside the sandbox sets the environment, so the caller's variables (LD_PRELOAD…)
+  // never reach the host programs (sh, nsenter) that lead into it.
+  const variables = Object.entries({ ...execDefaults.env, ...env }).map(
+    ([name, value]) => `${name}=${value}`,
+  );
+  const shell = [
+    '/bin/sh',
+    '-c',
+    'cd -- "$1" && unset OLDPWD && exec /bin/sh -c "$2"',
+    'orrery-exec',
+    cwd,
+    command,
+  ];
+  const argv = enterArgv(record, joinDirs(record.cgroups, execCgroup), [
+    '/usr/bin/env',
+    '-i',
+    ...variables,
+    ...shell,
+  ]);
+  try {
+    const run = await runCollecting(argv, {
+      keepBytes: execOutputLimitBytes,
+      timeoutMs: timeoutSeconds * 1000,
+      kill: async (pid) => {
+        if (execCgroup === undefined || !(await killCgroup(execCgroup))) signalGroup(pid, 'SIGKILL');
+      },
+    });
+    const exitCode = run.timedOut ? timedOutExitCode : run.exitCode;
+    return {
+      result: execResult(exitCode, run.stdout, run.stderr),
+      timedOut: run.timedOut,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    // Fails, and stays, while processes the command left in the background still run.
+    if (execCgroup !== undefined) removeCgroup(execCgroup);
+  }
+}

@@ -1,0 +1,75 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+// Small facts about host processes and programs, shared by the runtime's modules.
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The environment host programs run with: never the caller's, never a sandbox user's. */
+export const hostEnv = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
+
+/** A host program's absolute path, so no PATH a caller sets can swap it. */
+export function hostProgram(name: string): string {
+  const found = spawnSync('/bin/sh', ['-c', `command -v ${name}`], { encoding: 'utf8', env: hostEnv });
+  const path = found.stdout.trim();
+  if (found.status !== 0 || !path.startsWith('/')) {
+    throw new Error(
+      `${name} is not installed; the sandbox runtime's prepare() installs it (infra/stack/install.ts)`,
+    );
+  }
+  return path;
+}
+
+/**
+ * The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat): with the pid
+ * it names one process for good, so a recycled pid is never taken for a sandbox's init.
+ */
+export function processStartTime(pid: number): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/** Whether the process exists and has not died (a zombie waiting for its parent has died). */
+export function processLives(pid: number, startTime: string): boolean {
+  const fields = statFields(pid);
+  return fields !== undefined && fields[19] === startTime && fields[0] !== 'Z' && fields[0] !== 'X';
+}
+
+/** /proc/<pid>/stat from field 3 (the state) on. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count from its end.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+export function processName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a host program to its end; fails with its output. */
+export function runHost(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: hostEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(output);
+      else reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${output.slice(-2000)}`));
+    });
+  });
+}

@@ -1,0 +1,131 @@
+import type { SandboxSize } from '../domain/sandboxes/events.ts';
+import { killCgroup, type LimitReport, removeCgroups } from './cgroups.ts';
+import { isFrozen, setFrozen } from './freeze.ts';
+import { sleep } from './host.ts';
+import { initAlive, killInit, startInit } from './process-tree.ts';
+import { type FilesystemMode, type Layout, removeFilesystem } from './sandbox-fs.ts';
+import { type SandboxRecord, writeRecord } from './state.ts';
+
+// The steps of a sandbox's life that touch both its processes and its record, used by the
+// runtime's commands (runtime.ts) and by recover(). Each takes the record as read from disk and
+// writes back what changed, so a crash between two steps leaves a record recover() can finish.
+
+export type SandboxState = 'running' | 'stopped' | 'exited';
+
+export interface SandboxStatus {
+  id: string;
+  /** `exited`: the processes are gone (host restart, or pid 1 killed); the next use restarts them. */
+  state: SandboxState;
+  size: SandboxSize;
+  forkedFrom: string | null;
+  initPid: number | null;
+  filesystem: FilesystemMode;
+  freezer: SandboxRecord['freezer'];
+  limits: LimitReport;
+}
+
+export type RecoveryOutcome = 'kept' | 'restarted' | 'destroyed';
+
+export type Log = (line: string) => void;
+
+export function statusOf(record: SandboxRecord): SandboxStatus {
+  const alive = initAlive(record);
+  return {
+    id: record.id,
+    state: alive ? record.desired : 'exited',
+    size: record.size,
+    forkedFrom: record.forkedFrom,
+    initPid: alive ? (record.init?.pid ?? null) : null,
+    filesystem: record.filesystem,
+    freezer: record.freezer,
+    limits: record.limits,
+  };
+}
+
+export function saved(layout: Layout, record: SandboxRecord): SandboxRecord {
+  writeRecord(layout, record);
+  return record;
+}
+
+/** Starts a new sandbox's processes; if that fails, nothing of it is left behind. */
+export async function boot(record: SandboxRecord, layout: Layout, log: Log): Promise<SandboxRecord> {
+  saved(layout, record);
+  try {
+    return await startProcesses(record, layout, log);
+  } catch (error) {
+    await destroySandbox(record, layout, log).catch(() => removeFilesystem(layout));
+    throw error;
+  }
+}
+
+/** A fresh init (after a crash: the old processes are gone); frozen at once if stopped. */
+export async function startProcesses(
+  record: SandboxRecord,
+  layout: Layout,
+  log: Log,
+): Promise<SandboxRecord> {
+  // Leftovers of the old tree (an exec's background process) go; a frozen cgroup is thawed, or
+  // the new init would freeze as it joins.
+  if (record.cgroups.unified !== undefined) await killCgroup(record.cgroups.unified);
+  if (record.freezer === 'cgroup') await setFrozen(record, false);
+  const started = saved(layout, { ...record, init: await startInit(record, layout) });
+  if (started.desired === 'stopped') await setFrozen(started, true);
+  log(`sandbox ${record.id}: init is pid ${started.init?.pid}`);
+  return started;
+}
+
+export async function ensureProcesses(
+  record: SandboxRecord,
+  layout: Layout,
+  log: Log,
+): Promise<SandboxRecord> {
+  return initAlive(record) ? record : startProcesses(record, layout, log);
+}
+
+/** Runs `task` (a copy of the files) with the sandbox frozen, if it is running. */
+export async function whilePaused<T>(record: SandboxRecord, task: () => Promise<T>): Promise<T> {
+  const pause = record.desired === 'running' && initAlive(record);
+  if (pause) await setFrozen(record, true);
+  try {
+    return await task();
+  } finally {
+    if (pause) await setFrozen(record, false);
+  }
+}
+
+/** Kills every process, then removes the cgroups and the files. */
+export async function destroySandbox(record: SandboxRecord, layout: Layout, log: Log): Promise<void> {
+  saved(layout, { ...record, destroying: true });
+  const killed = record.cgroups.unified !== undefined && (await killCgroup(record.cgroups.unified));
+  if (!killed) {
+    killInit(record);
+    for (let wait = 0; wait < 250 && initAlive(record); wait++) await sleep(20);
+  }
+  await removeCgroups(record.cgroups);
+  removeFilesystem(layout);
+  log(`sandbox ${record.id}: destroyed`);
+}
+
+/**
+ * After a restart of the API process: a sandbox whose processes still run is kept as it is
+ * (frozen or not, as last asked). One whose processes died (the host rebooted, or its pid 1 was
+ * killed) gets a fresh init over its kept files, like a machine that rebooted, and is frozen
+ * again if it was stopped. An interrupted destroy is finished.
+ */
+export async function recoverSandbox(
+  record: SandboxRecord,
+  layout: Layout,
+  log: Log,
+): Promise<RecoveryOutcome> {
+  if (record.destroying) {
+    await destroySandbox(record, layout, log);
+    return 'destroyed';
+  }
+  if (!initAlive(record)) {
+    await startProcesses(record, layout, log);
+    return 'restarted';
+  }
+  const stopped = record.desired === 'stopped';
+  if (isFrozen(record) !== stopped) await setFrozen(record, stopped);
+  return 'kept';
+}

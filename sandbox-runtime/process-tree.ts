@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { joinDirs } from './cgroups.ts';
+import { hostEnv, hostProgram, processLives, processName, processStartTime, sleep } from './host.ts';
+import { type Layout, mountRootArgv, stagingMountPoint } from './sandbox-fs.ts';
+import type { SandboxRecord } from './state.ts';
+import { withUserNamespace } from './user-namespace.ts';
+
+// A sandbox is a process tree whose root is its init, pid 1 of its own pid namespace, started
+// inside bubblewrap with its own user, mount, pid, ipc, uts, cgroup and network namespaces:
+//
+//   sh (joins the sandbox's cgroups)
+//   └ unshare --mount (private mount namespace: mounts the sandbox's root at /mnt, nobody sees it)
+//     └ nsenter --user (the sandbox's user namespace, as root inside = uid 1000000 outside)
+//       └ bwrap (new namespaces; binds /mnt as /, fresh /proc and /dev; the old root is dropped)
+//         └ orrery-init, pid 1: ignores every signal it can, reaps orphans, never exits
+//
+// Each link execs the next, so the spawned process ends as bwrap's monitor. The init does nothing
+// but stay: later processes (exec, files, the desktop) join its namespaces through nsenter and
+// live in the sandbox after their caller returns. It is started detached, so it outlives the
+// API process. Killing pid 1 tears down the whole pid namespace (the kernel kills the rest).
+
+const initName = 'orrery-init';
+
+/**
+ * The sandbox's pid 1: with SIGCHLD ignored, the kernel reaps orphans for it. Once up it lets go
+ * of what it inherited from the host (the log file bwrap's errors went to, a pipe of bwrap's),
+ * so no process inside can reach a host file through /proc/1/fd.
+ */
+const initScript =
+  `use POSIX (); $0 = "${initName}"; $SIG{CHLD} = "IGNORE"; ` +
+  '$SIG{$_} = "IGNORE" for qw(HUP INT TERM QUIT USR1 USR2 PIPE ALRM); ' +
+  'open(STDOUT, ">", "/dev/null"); open(STDERR, ">", "/dev/null"); POSIX::close($_) for 3 .. 1023; ' +
+  'sleep while 1;';
+
+const sandboxPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+function bwrapArgs(id: string): string[] {
+  return [
+    ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup'],
+    ...['--hostname', id, '--bind', stagingMountPoint, '/', '--proc', '/proc', '--dev', '/dev'],
+    ...['--as-pid-1', '--chdir', '/', '--info-fd', '3', '--clearenv', '--setenv', 'PATH', sandboxPath],
+  ];
+}
+
+/** `argv` run by a shell that first moves itself into `dirs` (so every descendant starts there). */
+export function joinCgroupsArgv(dirs: string[], argv: string[]): string[] {
+  const script =
+    'while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs" || ' +
+    '{ echo "orrery: cannot join the cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
+  return ['/bin/sh', '-c', script, 'orrery-join', ...dirs, '--', ...argv];
+}
+
+export interface Init {
+  pid: number;
+  startTime: string;
+}
+
+/** Starts the sandbox's init and resolves once it runs (its namespaces and root are in place). */
+export function startInit(record: SandboxRecord, layout: Layout): Promise<Init> {
+  return withUserNamespace(async (userNamespace) => {
+    const sandbox = [
+      ...[hostProgram('nsenter'), `--user=${userNamespace}`, '--setuid', '0', '--setgid', '0', '--'],
+      ...[hostProgram('bwrap'), ...bwrapArgs(record.id), '--', '/usr/bin/perl', '-e', initScript],
+    ];
+    const argv = joinCgroupsArgv(
+      joinDirs(record.cgroups),
+      mountRootArgv(layout, record.filesystem, record.rootfs, sandbox),
+    );
+    const log = openSync(layout.log, 'a');
+    const child = spawn(argv[0]!, argv.slice(1), {
+      detached: true,
+      env: hostEnv,
+      stdio: ['ignore', log, log, 'pipe'],
+    });
+    closeSync(log);
+    try {
+      const pid = await sandboxPid(child, layout);
+      await running(pid, layout);
+      const startTime = processStartTime(pid);
+      if (startTime === undefined) throw new Error(`the sandbox's init exited at once; read ${layout.log}`);
+      return { pid, startTime };
+    } catch (error) {
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      throw error;
+    } finally {
+      (child.stdio[3] as Readable | null)?.destroy();
+      child.unref();
+    }
+  });
+}
+
+/** bwrap writes `{"child-pid": N, …}` on its info fd once the namespaces exist. */
+function sandboxPid(child: ChildProcess, layout: Layout): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const info = child.stdio[3] as Readable;
+    const failed = () => reject(new Error(`the sandbox did not start:\n${logTail(layout)}`));
+    info.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const pid = /"child-pid":\s*(\d+)/.exec(text)?.[1];
+      if (pid !== undefined) resolve(Number(pid));
+    });
+    info.on('error', failed);
+    child.on('exit', failed);
+    child.on('error', reject);
+  });
+}
+
+async function running(pid: number, layout: Layout): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const name = processName(pid);
+    if (name === initName) return;
+    if (name === undefined) break;
+    await sleep(5);
+  }
+  throw new Error(`the sandbox's init did not come up:\n${logTail(layout)}`);
+}
+
+export function initAlive(record: SandboxRecord): boolean {
+  return record.init !== null && processLives(record.init.pid, record.init.startTime);
+}
+
+/** Without cgroups: killing pid 1 makes the kernel kill everything in its pid namespace. */
+export function killInit(record: SandboxRecord): void {
+  if (record.init !== null && initAlive(record)) process.kill(record.init.pid, 'SIGKILL');
+}
+
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function logTail(layout: Layout): string {
+  return existsSync(layout.log) ? readFileSync(layout.log, 'utf8').split('\n').slice(-15).join('\n') : '';
+}

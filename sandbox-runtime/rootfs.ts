@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDebianPackages } from '../infra/stack/install.ts';
+import { hostEnv, hostProgram } from './host.ts';
+import { sandboxIdMap } from './user-namespace.ts';
+
+// The base root filesystem every sandbox starts from: a minimal Debian built once with
+// debootstrap, owned by the sandboxes' id range, and cached outside the checkout, in
+// `~/.cache/orrery/rootfs/<version>` (or under $XDG_CACHE_HOME), so a second run builds nothing.
+// The version is a digest of the recipe: changing the suite, the packages or the id range builds
+// a new one beside the old. Sandboxes only read it (it is the overlay's lower layer).
+
+export const rootfsRecipe = {
+  suite: 'bookworm',
+  variant: 'minbase',
+  /** Beyond minbase: `ps` and `pkill`. The desktop will add its own (Xvfb, Chromium, …). */
+  packages: ['procps'],
+  idMap: sandboxIdMap,
+  revision: 1,
+};
+
+const marker = '.orrery-rootfs.json';
+
+export function rootfsVersion(recipe = rootfsRecipe): string {
+  const digest = createHash('sha256').update(JSON.stringify(recipe)).digest('hex').slice(0, 12);
+  return `${recipe.suite}-${recipe.variant}-${digest}`;
+}
+
+export function defaultRootfsCache(): string {
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'orrery', 'rootfs');
+}
+
+/** The base filesystem's path, built first if this version is not cached yet. */
+export async function ensureRootfs(cacheDir: string, log: (line: string) => void): Promise<string> {
+  const target = join(cacheDir, rootfsVersion());
+  if (existsSync(join(target, marker))) return target;
+  ensureDebianPackages(log);
+  const building = `${target}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(cacheDir, { recursive: true });
+  const started = Date.now();
+  log(`building the sandboxes' base filesystem (${rootfsVersion()}) with debootstrap into ${target}`);
+  try {
+    await debootstrap(building, log);
+    tidy(building);
+    shiftOwnership(building, sandboxIdMap.outside);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    writeFileSync(join(building, marker), JSON.stringify({ recipe: rootfsRecipe, builtInSeconds: seconds }));
+    renameSync(building, target);
+    log(`base filesystem ready in ${seconds} s`);
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true });
+    // Another process may have finished the same version meanwhile; then use theirs.
+    if (!existsSync(join(target, marker))) throw error;
+  }
+  return target;
+}
+
+function debootstrap(dir: string, log: (line: string) => void): Promise<void> {
+  const { suite, variant, packages } = rootfsRecipe;
+  const args = [`--variant=${variant}`, `--include=${packages.join(',')}`, suite, dir, debianMirror()];
+  return new Promise((resolve, reject) => {
+    const child = spawn(hostProgram('debootstrap'), args, {
+      env: hostEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let tail = '';
+    const keep = (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else {
+        log(tail);
+        reject(new Error(`debootstrap ${args.join(' ')} failed (${code}):\n${tail}`));
+      }
+    });
+  });
+}
+
+/** The mirror apt already uses on this host (so a proxy or a local mirror is honoured). */
+export function debianMirror(): string {
+  const sources = ['/etc/apt/sources.list.d/debian.sources', '/etc/apt/sources.list'];
+  for (const file of sources.filter(existsSync)) {
+    const text = readFileSync(file, 'utf8');
+    const uri =
+      /^URIs:\s*(\S+\/debian)\/?\s*$/m.exec(text) ??
+      /^deb\s+(?:\[[^\]]*\]\s+)?(\S+\/debian)\/?\s/m.exec(text);
+    if (uri?.[1] !== undefined) return uri[1];
+  }
+  return 'http://deb.debian.org/debian';
+}
+
+/** Drops the download caches and what debootstrap copied from the host (its name, its DNS). */
+function tidy(dir: string): void {
+  for (const cache of ['var/cache/apt/archives', 'var/lib/apt/lists']) {
+    for (const entry of readdirSync(join(dir, cache))) {
+      if (entry !== 'partial' && entry !== 'lock')
+        rmSync(join(dir, cache, entry), { recursive: true, force: true });
+    }
+  }
+  writeFileSync(join(dir, 'etc/hostname'), 'sandbox\n');
+  writeFileSync(join(dir, 'etc/hosts'), '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n');
+  writeFileSync(join(dir, 'etc/resolv.conf'), '');
+}
+
+/**
+ * Moves every file's owner and group up by `base`, so the files root owned are owned by root
+ * inside a sandbox. chown clears setuid bits, so the mode is written back after it.
+ */
+export function shiftOwnership(path: string, base: number): void {
+  const stat = lstatSync(path);
+  lchownSync(path, stat.uid + base, stat.gid + base);
+  if (stat.isSymbolicLink()) return;
+  chmodSync(path, stat.mode & 0o7777);
+  if (stat.isDirectory()) for (const entry of readdirSync(path)) shiftOwnership(join(path, entry), base);
+}

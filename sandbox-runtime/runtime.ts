@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { invalidRequest, SandboxError } from '../domain/sandboxes/errors.ts';
+import type { SandboxSize } from '../domain/sandboxes/events.ts';
+import type { Config } from '../platform/config.ts';
+import { canFreeze, createCgroups, discoverCgroups, planCgroups } from './cgroups.ts';
+import { type ExecOptions, type ExecOutcome, runExec } from './exec.ts';
+import { readSandboxFile, writeSandboxFile } from './files.ts';
+import { setFrozen } from './freeze.ts';
+import { hostProgram } from './host.ts';
+import {
+  boot,
+  destroySandbox,
+  ensureProcesses,
+  type Log,
+  type RecoveryOutcome,
+  recoverSandbox,
+  type SandboxStatus,
+  saved,
+  startProcesses,
+  statusOf,
+  whilePaused,
+} from './lifecycle.ts';
+import { sizeLimits } from './limits.ts';
+import { connectPort, forwardPort } from './ports.ts';
+import { initAlive } from './process-tree.ts';
+import { defaultRootfsCache, ensureRootfs } from './rootfs.ts';
+import {
+  copyFilesystem,
+  createFilesystem,
+  type FilesystemMode,
+  type Layout,
+  layoutOf,
+  overlayWorks,
+} from './sandbox-fs.ts';
+import { readRecord, recordedIds, type SandboxRecord } from './state.ts';
+
+export type { RecoveryOutcome, SandboxState, SandboxStatus } from './lifecycle.ts';
+
+// The sandbox runtime that owns processes on a host: the I/O edge the API calls once it has
+// decided (domain/sandboxes). It knows nothing of Kafka or Postgres; its state is the folder
+// `ORRERY_SANDBOX_DIR` (one record per sandbox) and the kernel's (/proc, cgroups). One runtime
+// per state folder: operations on one sandbox are serialized inside the process only.
+// Refusals are the domain's SandboxError (`not_found`, `not_running`, `invalid_request`), so the
+// HTTP layer maps them; anything else thrown is a host failure (500).
+
+export interface RuntimeOptions {
+  /** The state folder (resolved against the working directory). */
+  dir: string;
+  rootfsCache?: string;
+  log?: Log;
+  /** Force a fallback: for hosts where the probe is wrong, and for tests of the fallbacks. */
+  freezer?: 'auto' | 'signals';
+  filesystem?: 'auto' | 'copy';
+}
+
+interface Host {
+  rootfs: string;
+  filesystem: FilesystemMode;
+  cgroups: ReturnType<typeof discoverCgroups>;
+}
+
+/** Ids name folders, cgroups and the hostname (at most 64 bytes). */
+const sandboxIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+
+export class SandboxRuntime {
+  readonly dir: string;
+  private readonly group: string;
+  private readonly log: Log;
+  private host: Promise<Host> | undefined;
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.dir = resolve(options.dir);
+    this.group = `orrery-${createHash('sha256').update(this.dir).digest('hex').slice(0, 8)}`;
+    this.log = options.log ?? (() => {});
+  }
+
+  static fromConfig(config: Config, options: Omit<RuntimeOptions, 'dir'> = {}): SandboxRuntime {
+    return new SandboxRuntime({ ...options, dir: config.sandboxDir });
+  }
+
+  /** Installs what is missing, builds the base filesystem once, and probes the host. Idempotent. */
+  prepare(): Promise<Host> {
+    this.host ??= (async () => {
+      if (process.getuid?.() !== 0) throw new Error('the sandbox runtime runs as root (it maps user ids)');
+      const rootfs = await ensureRootfs(this.options.rootfsCache ?? defaultRootfsCache(), this.log);
+      for (const program of ['bwrap', 'nsenter', 'unshare']) hostProgram(program);
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const overlay = this.options.filesystem !== 'copy' && overlayWorks(this.dir);
+      return { rootfs, filesystem: overlay ? 'overlay' : 'copy', cgroups: discoverCgroups() };
+    })();
+    return this.host;
+  }
+
+  /** Resolves once the sandbox runs; creating an existing sandbox answers its status. */
+  create(id: string, { size = 'small' }: { size?: SandboxSize } = {}): Promise<SandboxStatus> {
+    const layout = this.layout(id);
+    return this.serial(id, async () => {
+      const existing = readRecord(layout);
+      if (existing && !existing.destroying)
+        return statusOf(await ensureProcesses(existing, layout, this.log));
+      if (existing) await destroySandbox(existing, layout, this.log);
+      const host = await this.prepare();
+      await createFilesystem(layout, host.filesystem, host.rootfs);
+      return statusOf(await boot(this.newRecord(id, size, null, host), layout, this.log));
+    });
+  }
+
+  /** A running copy with the same files (its own fresh processes); the source is unchanged. */
+  fork(sourceId: string, newId: string): Promise<SandboxStatus> {
+    const layout = this.layout(newId);
+    if (sourceId === newId) throw invalidRequest('id', "a fork needs a new id, not its source's");
+    return this.serial(newId, async () => {
+      const existing = readRecord(layout);
+      if (existing && !existing.destroying)
+        return statusOf(await ensureProcesses(existing, layout, this.log));
+      const host = await this.prepare();
+      const source = await this.serial(sourceId, async () => {
+        const record = this.mustGet(sourceId);
+        // Frozen while copied, so the copy is one moment of the source, not a blur of writes.
+        await whilePaused(record, () => copyFilesystem(this.layout(sourceId), layout, record.filesystem));
+        return record;
+      });
+      const fresh = this.newRecord(newId, source.size, sourceId, host);
+      const record = { ...fresh, filesystem: source.filesystem, rootfs: source.rootfs };
+      return statusOf(await boot(record, layout, this.log));
+    });
+  }
+
+  /** Freezes every process of the sandbox; its memory and files are kept. */
+  stop(id: string): Promise<SandboxStatus> {
+    return this.serial(id, async () => {
+      const record = this.mustGet(id);
+      if (initAlive(record)) await setFrozen(record, true);
+      return statusOf(saved(this.layout(id), { ...record, desired: 'stopped' }));
+    });
+  }
+
+  /** Thaws the sandbox; if its processes are gone, starts a fresh init over its files. */
+  resume(id: string): Promise<SandboxStatus> {
+    return this.serial(id, async () => {
+      const layout = this.layout(id);
+      const record = saved(layout, { ...this.mustGet(id), desired: 'running' });
+      if (!initAlive(record)) return statusOf(await startProcesses(record, layout, this.log));
+      await setFrozen(record, false);
+      return statusOf(record);
+    });
+  }
+
+  /** Kills every process and removes the files and cgroups; a missing sandbox is already gone. */
+  destroy(id: string): Promise<void> {
+    const layout = this.layout(id);
+    return this.serial(id, async () => {
+      const record = readRecord(layout);
+      if (record) await destroySandbox(record, layout, this.log);
+    });
+  }
+
+  async exec(id: string, command: string, options: ExecOptions = {}): Promise<ExecOutcome> {
+    return runExec(await this.running(id), command, options);
+  }
+
+  async readFile(id: string, path: string): Promise<Uint8Array> {
+    return readSandboxFile(await this.running(id), path);
+  }
+
+  async writeFile(id: string, path: string, contents: Uint8Array | string) {
+    const bytes = typeof contents === 'string' ? new TextEncoder().encode(contents) : contents;
+    return writeSandboxFile(await this.running(id), path, bytes);
+  }
+
+  /** A byte stream to 127.0.0.1:<port> inside the sandbox (ports.ts). */
+  async connect(id: string, port: number): Promise<Duplex> {
+    return connectPort(await this.running(id), port);
+  }
+
+  /** A host port on 127.0.0.1 forwarding to `port` inside the sandbox, until `close()`. */
+  forward(id: string, port: number) {
+    return forwardPort(() => this.connect(id, port));
+  }
+
+  async status(id: string): Promise<SandboxStatus> {
+    return statusOf(this.mustGet(id));
+  }
+
+  async list(): Promise<SandboxStatus[]> {
+    return this.ids().flatMap((id) => {
+      const record = readRecord(this.layout(id));
+      return record && !record.destroying ? [statusOf(record)] : [];
+    });
+  }
+
+  /** After a restart of the API process (lifecycle.ts `recoverSandbox` says what happens). */
+  async recover(): Promise<Record<string, RecoveryOutcome>> {
+    const outcomes: Record<string, RecoveryOutcome> = {};
+    for (const id of this.ids()) {
+      const layout = this.layout(id);
+      outcomes[id] = await this.serial(id, async () => {
+        const record = readRecord(layout);
+        return record ? recoverSandbox(record, layout, this.log) : 'destroyed';
+      });
+    }
+    return outcomes;
+  }
+
+  private newRecord(id: string, size: SandboxSize, forkedFrom: string | null, host: Host): SandboxRecord {
+    const cgroups = planCgroups(host.cgroups, this.group, id);
+    return {
+      id,
+      size,
+      createdAt: new Date().toISOString(),
+      forkedFrom,
+      filesystem: host.filesystem,
+      rootfs: host.rootfs,
+      cgroups,
+      limits: createCgroups(cgroups, sizeLimits[size]),
+      freezer: this.options.freezer !== 'signals' && canFreeze(cgroups) ? 'cgroup' : 'signals',
+      init: null,
+      desired: 'running',
+      destroying: false,
+    };
+  }
+
+  /** The record of a sandbox that must run now: `not_running` when stopped, restarted if it died. */
+  private async running(id: string): Promise<SandboxRecord> {
+    const record = this.mustGet(id);
+    if (record.desired === 'stopped') throw new SandboxError('not_running');
+    if (initAlive(record)) return record;
+    return this.serial(id, () => ensureProcesses(this.mustGet(id), this.layout(id), this.log));
+  }
+
+  /** The sandboxes on disk (a folder that is not one, by its name, is not ours to touch). */
+  private ids(): string[] {
+    return recordedIds(this.dir).filter((id) => sandboxIdPattern.test(id));
+  }
+
+  private mustGet(id: string): SandboxRecord {
+    const record = readRecord(this.layout(id));
+    if (!record || record.destroying) throw new SandboxError('not_found');
+    return record;
+  }
+
+  private layout(id: string): Layout {
+    if (!sandboxIdPattern.test(id)) {
+      throw invalidRequest(
+        'id',
+        'a sandbox id is 1 to 63 letters, digits, `_` and `-`, starting with one of the first two',
+      );
+    }
+    return layoutOf(this.dir, id);
+  }
+
+  /** Runs `task` after every earlier task on the same sandbox has finished. */
+  private serial<T>(id: string, task: () => Promise<T>): Promise<T> {
+    const next = (this.queues.get(id) ?? Promise.resolve()).then(task, task);
+    const settled: Promise<void> = next.then(
+      () => this.forget(id, settled),
+      () => this.forget(id, settled),
+    );
+    this.queues.set(id, settled);
+    return next;
+  }
+
+  private forget(id: string, settled: Promise<void>): void {
+    if (this.queues.get(id) === settled) this.queues.delete(id);
+  }
+}

@@ -1,0 +1,50 @@
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { sandboxSizes } from '../domain/sandboxes/events.ts';
+import { cgroupSet, limitReport } from './cgroups.ts';
+import { filesystemModes, type Layout } from './sandbox-fs.ts';
+
+// What the runtime knows about a sandbox, kept on disk beside its files (`sandbox.json`), so a
+// restarted API process finds every sandbox again (runtime.ts `recover()`). Nothing else holds
+// state: whether the processes live is read from /proc, whether they are frozen from the cgroup.
+
+export const sandboxRecord = z.object({
+  id: z.string(),
+  size: z.enum(sandboxSizes),
+  createdAt: z.string(),
+  forkedFrom: z.string().nullable(),
+  filesystem: z.enum(filesystemModes),
+  /** The base filesystem (overlay lower layer, or the source of the copy). */
+  rootfs: z.string(),
+  cgroups: cgroupSet,
+  limits: limitReport,
+  freezer: z.enum(['cgroup', 'signals']),
+  /** The sandbox's pid 1 seen from the host, with its start time against pid reuse. */
+  init: z.object({ pid: z.number().int(), startTime: z.string() }).nullable(),
+  /** What the API last asked for; after a crash, recover() brings the processes back to it. */
+  desired: z.enum(['running', 'stopped']),
+  /** Set before destroy starts, so an interrupted destroy is finished by recover(). */
+  destroying: z.boolean(),
+});
+export type SandboxRecord = z.infer<typeof sandboxRecord>;
+
+export function readRecord(layout: Layout): SandboxRecord | undefined {
+  if (!existsSync(layout.record)) return undefined;
+  return sandboxRecord.parse(JSON.parse(readFileSync(layout.record, 'utf8')));
+}
+
+/** Written whole and renamed into place, so a crash never leaves half a record. */
+export function writeRecord(layout: Layout, record: SandboxRecord): void {
+  const temporary = `${layout.record}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(record, null, 2));
+  renameSync(temporary, layout.record);
+}
+
+/** The ids of every sandbox with a record under the state folder. */
+export function recordedIds(baseDir: string): string[] {
+  if (!existsSync(baseDir)) return [];
+  return readdirSync(baseDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(baseDir, entry.name, 'sandbox.json')))
+    .map((entry) => entry.name);
+}

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execOutputLimitBytes } from '../../../domain/sandboxes/exec.ts';
+import { givenRuntime, prepareTimeoutMs, refusal, sandboxId } from './given.ts';
+
+// exec: `/bin/sh -c` as root with cwd, env, a timeout (up to 600 s, default 60) and output
+// capped at 1 MiB per stream with `truncated`.
+
+const { runtime, cleanup } = givenRuntime();
+const id = sandboxId('exec');
+
+beforeAll(async () => {
+  await runtime.prepare();
+  await runtime.create(id);
+}, prepareTimeoutMs);
+afterAll(cleanup);
+
+describe('exec', () => {
+  it('runs in /root with a small environment by default, and answers the exit code', async () => {
+    const { result, timedOut } = await runtime.exec(id, 'pwd; env | sort; echo oops >&2; exit 3');
+    expect(timedOut).toBe(false);
+    expect(result).toEqual({
+      exit_code: 3,
+      stdout:
+        '/root\nHOME=/root\nLANG=C.UTF-8\nLOGNAME=root\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nPWD=/root\nUSER=root\n',
+      stderr: 'oops\n',
+      truncated: false,
+    });
+  });
+
+  it('takes cwd and env', async () => {
+    const { result } = await runtime.exec(id, 'mkdir -p /srv/app && cd /srv/app && pwd', {});
+    expect(result.stdout).toBe('/srv/app\n');
+    const inApp = await runtime.exec(id, 'pwd; echo "$GREETING" "$HOME"', {
+      cwd: '/srv/app',
+      env: { GREETING: 'hello world', HOME: '/srv' },
+    });
+    expect(inApp.result).toMatchObject({ exit_code: 0, stdout: '/srv/app\nhello world /srv\n' });
+  });
+
+  it('fails like cd when the cwd does not exist', async () => {
+    const { result } = await runtime.exec(id, 'pwd', { cwd: '/no/such/dir' });
+    expect(result.exit_code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("can't cd to /no/such/dir");
+  });
+
+  it('kills the whole command tree at the timeout and answers 124', async () => {
+    const started = Date.now();
+    const { result, timedOut } = await runtime.exec(
+      id,
+      'echo started; (sleep 5; echo child-survived > /root/late) & sleep 5; echo finished',
+      { timeoutSeconds: 1 },
+    );
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(timedOut).toBe(true);
+    expect(result).toEqual({ exit_code: 124, stdout: 'started\n', stderr: '', truncated: false });
+    const sleepers = await runtime.exec(id, 'ps -e -o comm= | grep -c sleep || true');
+    expect(sleepers.result.stdout).toBe('0\n');
+  });
+
+  it('answers when the command exits, leaving its background processes running', async () => {
+    const started = Date.now();
+    const { result } = await runtime.exec(id, 'sleep 20 & echo $! > /root/background.pid; echo done');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result).toMatchObject({ exit_code: 0, stdout: 'done\n' });
+    const alive = await runtime.exec(id, 'kill -0 "$(cat /root/background.pid)" && echo alive');
+    expect(alive.result.stdout).toBe('alive\n');
+  });
+
+  it('caps each stream at 1 MiB and says truncated', async () => {
+    const exact = await runtime.exec(id, `head -c ${execOutputLimitBytes} /dev/zero | tr '\\0' a`);
+    expect(exact.result.stdout.length).toBe(execOutputLimitBytes);
+    expect(exact.result.truncated).toBe(false);
+
+    const over = await runtime.exec(
+      id,
+      `head -c ${3 * execOutputLimitBytes} /dev/zero | tr '\\0' b >&2; echo ok`,
+    );
+    expect(over.result).toMatchObject({ exit_code: 0, stdout: 'ok\n', truncated: true });
+    expect(over.result.stderr.length).toBe(execOutputLimitBytes);
+  });
+
+  it('refuses a timeout beyond 600 s and an unknown sandbox', async () => {
+    expect((await refusal(runtime.exec(id, 'true', { timeoutSeconds: 601 }))).param).toBe('timeout_seconds');
+    expect((await refusal(runtime.exec(id, 'true', { env: { 'NOT-A-NAME': 'x' } }))).param).toBe('env');
+    expect((await refusal(runtime.exec('no-such-sandbox', 'true'))).code).toBe('not_found');
+  });
+});
