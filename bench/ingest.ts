@@ -1,16 +1,15 @@
 // Load generator for the OTLP endpoint (issue #3): realistic LLM traces, protobuf, gzip, batches
 // of 512, sent by a few concurrent exporters for a fixed time. Prints spans/s accepted, request
 // latency p50/p99, and how long until spans are queryable in ClickHouse.
-//   npx tsx bench/ingest.ts [--seconds 20] [--concurrency 4] [--batch 512]
-import { randomBytes } from 'node:crypto';
+//   npx tsx bench/ingest.ts [--seconds 20] [--concurrency 4] [--batch 512] [--url http://127.0.0.1:8080]
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { createApiKey, createOrg, enableTracing } from '../api/admin/commands.ts';
-import type { KeyValue, OtlpSpan } from '../domain/tracing/otlp.ts';
 import { createClickHouse, sql } from '../platform/clickhouse.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { request, responseType, toProtobuf } from '../test/harness/otlp-fixtures.ts';
+import { benchResource, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
 import { startPlatformProcesses } from './platform-process.ts';
 
@@ -19,112 +18,28 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '4' },
     batch: { type: 'string', default: '512' },
+    // A platform already running (to profile it, say); by default the bench starts its own.
+    url: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const batchSize = Number(values.batch);
 
-const str = (key: string, value: string): KeyValue => ({ key, value: { kind: 'string', value } });
-const int = (key: string, value: number): KeyValue => ({ key, value: { kind: 'int', value: BigInt(value) } });
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-const prompt = 'Summarise the customer conversation below and propose a reply. '.repeat(12);
-
-/** One agent turn: an agent span, two generations with messages, and a tool call. */
-function trace(startMs: number): OtlpSpan[] {
-  const traceId = hex(16);
-  const root = hex(8);
-  const ns = (ms: number) => BigInt(Math.round(ms * 1e6));
-  const base = {
-    traceId,
-    traceState: '',
-    events: [],
-    links: [],
-    droppedAttributesCount: 0,
-    droppedEventsCount: 0,
-    droppedLinksCount: 0,
-    status: { code: 0 as const, message: '' },
-  };
-  const generation = (offset: number): OtlpSpan => ({
-    ...base,
-    spanId: hex(8),
-    parentSpanId: root,
-    name: 'chat gpt-4o-mini',
-    kind: 3,
-    startTimeUnixNano: ns(startMs + offset),
-    endTimeUnixNano: ns(startMs + offset + 800),
-    attributes: [
-      str('gen_ai.operation.name', 'chat'),
-      str('gen_ai.request.model', 'gpt-4o-mini'),
-      str('gen_ai.response.model', 'gpt-4o-mini-2024-07-18'),
-      int('gen_ai.usage.input_tokens', 812),
-      int('gen_ai.usage.output_tokens', 96),
-      str(
-        'gen_ai.input.messages',
-        JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: prompt }] }]),
-      ),
-      str(
-        'gen_ai.output.messages',
-        JSON.stringify([
-          {
-            role: 'assistant',
-            parts: [{ type: 'text', content: 'Here is a reply that addresses the refund request politely.' }],
-            finish_reason: 'stop',
-          },
-        ]),
-      ),
-      str('session.id', `session-${traceId.slice(0, 6)}`),
-      str('user.id', 'user-42'),
-    ],
-  });
-  return [
-    {
-      ...base,
-      spanId: root,
-      parentSpanId: '',
-      name: 'support-agent',
-      kind: 1,
-      startTimeUnixNano: ns(startMs),
-      endTimeUnixNano: ns(startMs + 3000),
-      attributes: [str('gen_ai.operation.name', 'invoke_agent'), str('gen_ai.agent.name', 'support')],
-    },
-    generation(10),
-    {
-      ...base,
-      spanId: hex(8),
-      parentSpanId: root,
-      name: 'execute_tool lookup_order',
-      kind: 1,
-      startTimeUnixNano: ns(startMs + 900),
-      endTimeUnixNano: ns(startMs + 950),
-      attributes: [
-        str('gen_ai.operation.name', 'execute_tool'),
-        str('gen_ai.tool.name', 'lookup_order'),
-        str('gen_ai.tool.call.arguments', '{"order_id":"A-1042"}'),
-        str('gen_ai.tool.call.result', '{"status":"shipped","eta":"2026-11-25"}'),
-      ],
-    },
-    generation(1000),
-  ];
-}
-
 function batches(count: number): { body: Buffer; lastTraceId: string }[] {
   const made: { body: Buffer; lastTraceId: string }[] = [];
   for (let index = 0; index < count; index += 1) {
-    const spans: OtlpSpan[] = [];
-    while (spans.length < batchSize) spans.push(...trace(Date.now()));
-    spans.length = batchSize;
+    const spans = llmSpans(batchSize);
     const req = request(spans);
-    req.resourceSpans[0]!.resource.attributes = [
-      str('service.name', 'support-bot'),
-      str('deployment.environment.name', 'bench'),
-    ];
+    req.resourceSpans[0]!.resource.attributes = benchResource;
     made.push({ body: gzipSync(toProtobuf(req)), lastTraceId: spans[spans.length - 1]!.traceId });
   }
   return made;
 }
 
-const platform = await startPlatformProcesses({ api: 18480, consumers: 18490 });
+const platform = values.url
+  ? { baseUrl: values.url, stop: async () => undefined }
+  : await startPlatformProcesses({ api: 18480, consumers: 18490 });
 const pool = createPgPool(2);
 const producer = await createEventProducer('orrery-bench');
 const clickhouse = createClickHouse();

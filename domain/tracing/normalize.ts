@@ -2,15 +2,15 @@
 // removed first, so a later cut never leaves half a credential behind; then the attributes are
 // read; then input and output are cut to their own limit, and the other limits are applied.
 
-import { attributesToJson, type JsonObject, jsonToAttributes } from './attributes.ts';
+import { attributesToJson } from './attributes.ts';
 import { readContext } from './context.ts';
 import { readInputOutput } from './io/index.ts';
 import { readKind } from './kind.ts';
 import { readInputTokens, readModel, readOutputTokens } from './model.ts';
 import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
-import { redactJson, redactText } from './redaction.ts';
+import { redactKeyValues, redactText } from './redaction.ts';
 import type { JsonValue, StoredSpan } from './span.ts';
-import { fitJson, limitSpan, limits } from './truncation.ts';
+import { fitJson, limitSpan, limits, storedSpanBytes, withinPerSpanLimits } from './truncation.ts';
 
 export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpScope): StoredSpan {
   const redacted = redactSpan(span, resource);
@@ -18,7 +18,7 @@ export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpS
   const io = readInputOutput(clean);
   const input = fitInputOutput(io.input);
   const output = fitInputOutput(io.output);
-  return limitSpan({
+  const stored: StoredSpan = {
     traceId: clean.traceId,
     spanId: clean.spanId,
     parentSpanId: clean.parentSpanId,
@@ -44,7 +44,27 @@ export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpS
     scopeName: scope.name,
     scopeVersion: scope.version,
     redactedCount: redacted.count,
-  });
+  };
+  const parts = {
+    name: stored.name,
+    strings: [
+      stored.statusMessage,
+      stored.model,
+      stored.sessionId,
+      stored.userId,
+      stored.serviceName,
+      stored.environment,
+      stored.scopeName,
+      stored.scopeVersion,
+    ],
+    attributes: io.attributes,
+    events: io.events,
+    links: clean.links,
+    resourceAttributes: stored.resourceAttributes,
+  };
+  return withinPerSpanLimits(parts) && storedSpanBytes(stored) <= limits.spanBytes
+    ? stored
+    : limitSpan(stored);
 }
 
 interface RedactedSpan {
@@ -78,18 +98,16 @@ export function redactSpan(span: OtlpSpan, resource: readonly KeyValue[]): Redac
   return { span: clean, resource: attributes(resource), count };
 }
 
-/** Redacted as one JSON object, so credential detection sees each attribute's name with its value. */
+/** Each attribute's name with its value, so a credential key takes its whole value. */
 function redactAttributes(attributes: readonly KeyValue[]): { attributes: KeyValue[]; count: number } {
-  const { value, count } = redactJson(attributesToJson(attributes));
-  return { attributes: jsonToAttributes(isObject(value) ? value : {}), count };
-}
-
-function isObject(value: JsonValue): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const { value, count } = redactKeyValues(attributes);
+  return { attributes: value, count };
 }
 
 function fitInputOutput(value: JsonValue | null): { text: string | null; truncated: boolean } {
   if (value === null) return { text: null, truncated: false };
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text) <= limits.inputOutputBytes) return { text, truncated: false };
   const fitted = fitJson(value, limits.inputOutputBytes);
   return { text: JSON.stringify(fitted.value), truncated: fitted.truncated };
 }

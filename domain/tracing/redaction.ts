@@ -7,6 +7,7 @@ import {
   isCredentialKey,
   mayHoldCredential,
 } from './credentials.ts';
+import type { AnyValue, KeyValue } from './otlp.ts';
 import type { JsonValue } from './span.ts';
 
 /** What a removed value becomes; the key or label around it stays. */
@@ -91,4 +92,67 @@ export function redactJson(value: JsonValue): Redacted<JsonValue> {
 export function redactAttributeValue(key: string, value: JsonValue): Redacted<JsonValue> {
   if (isCredentialKey(key) && holdsSecret(value)) return { value: redactedMarker, count: 1 };
   return redactJson(value);
+}
+
+// The same rules over OTLP attributes as received, without a detour through JSON: the hot path
+// redacts every attribute of every span, and most hold nothing to remove, so an unchanged list is
+// returned as it came.
+
+function holdsSecretValue(value: AnyValue): boolean {
+  switch (value.kind) {
+    case 'empty':
+    case 'bool':
+      return false;
+    case 'string':
+      return value.value !== '' && value.value !== redactedMarker;
+    case 'bytes':
+      return value.value.length > 0;
+    case 'array':
+    case 'kvlist':
+      return value.values.length > 0;
+    default:
+      return true;
+  }
+}
+
+function redactAnyValue(value: AnyValue): Redacted<AnyValue> {
+  if (value.kind === 'string') {
+    const redacted = redactText(value.value);
+    return redacted.count === 0
+      ? { value, count: 0 }
+      : { value: { kind: 'string', value: redacted.text }, count: redacted.count };
+  }
+  if (value.kind === 'kvlist') {
+    const redacted = redactKeyValues(value.values);
+    return redacted.count === 0
+      ? { value, count: 0 }
+      : { value: { kind: 'kvlist', values: redacted.value }, count: redacted.count };
+  }
+  if (value.kind === 'array') {
+    let count = 0;
+    const values = value.values.map((item) => {
+      const redacted = redactAnyValue(item);
+      count += redacted.count;
+      return redacted.value;
+    });
+    return count === 0 ? { value, count: 0 } : { value: { kind: 'array', values }, count };
+  }
+  return { value, count: 0 };
+}
+
+/** Key/value attributes with credentials removed, by the rules of `redactAttributeValue`. */
+export function redactKeyValues(attributes: readonly KeyValue[]): Redacted<KeyValue[]> {
+  let count = 0;
+  let changed: KeyValue[] | undefined;
+  attributes.forEach(({ key, value }, index) => {
+    const redacted: Redacted<AnyValue> =
+      isCredentialKey(key) && holdsSecretValue(value)
+        ? { value: { kind: 'string', value: redactedMarker }, count: 1 }
+        : redactAnyValue(value);
+    if (redacted.count === 0) return;
+    count += redacted.count;
+    changed ??= [...attributes];
+    changed[index] = { key, value: redacted.value };
+  });
+  return { value: changed ?? (attributes as KeyValue[]), count };
 }
