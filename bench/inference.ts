@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { hashApiKey } from '../api/auth/plugin.ts';
@@ -187,7 +187,9 @@ try {
   const cpuModel =
     /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
   const lines = [
-    `machine: ${cpus().length} CPUs (nproc), ${cpuModel}, Node ${process.version}`,
+    `machine: ${cpus().length} CPUs (nproc), ${cpuModel}, Node ${process.version}; load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')} (others' work shares these cores)`,
     `offered: ${rate} requests/s for ${durationS} s (${total} requests); not sent (over ${maxInFlight} in flight): ${dropped}`,
     `answered: ${outcomes.length} in ${seconds.toFixed(1)} s = ${(outcomes.length / seconds).toFixed(0)} requests/s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
     `response time: p50 ${ms(percentile(response, 50))}, p99 ${ms(percentile(response, 99))}`,

@@ -4,7 +4,7 @@ import type { PgClient, PgPool } from '../platform/postgres.ts';
 import { orgEventFromWire } from '../schemas/events/org-mapping.ts';
 import { projectOnce } from './postgres-offsets.ts';
 
-// Org events → Postgres: orgs, api_keys, credit_grants. Each statement mirrors domain/orgs'
+// Org events → Postgres: orgs, api_keys, credit_grants, charges. Each statement mirrors domain/orgs'
 // evolve for one event type and is itself idempotent; offsets make the batch exactly-once.
 const writers: {
   [T in OrgEvent['type']]: (client: PgClient, event: Extract<OrgEvent, { type: T }>) => Promise<unknown>;
@@ -33,6 +33,12 @@ const writers: {
     ),
   TracingEnabled: (client, event) =>
     client.query('UPDATE orgs SET tracing_enabled = true WHERE org_id = $1', [event.orgId]),
+  ChargePosted: (client, event) =>
+    client.query(
+      `INSERT INTO charges (charge_id, org_id, model, day, cents, posted_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`,
+      [event.chargeId, event.orgId, event.model, event.day, event.cents, event.occurredAt],
+    ),
 };
 
 export function orgPostgresProjection(pool: PgPool): Projection<OrgEvent> {

@@ -37,6 +37,7 @@ const projected: {
   ApiKeyRevoked: (org, event) => org.keys[event.keyId]?.revoked === true,
   CreditGranted: (org, event) => org.grantIds.includes(event.grantId),
   TracingEnabled: (org) => org.tracingEnabled,
+  ChargePosted: (org, event) => org.chargeIds.includes(event.chargeId),
 };
 
 async function waitUntilProjected(deps: AdminDeps, event: OrgEvent): Promise<void> {

@@ -26,6 +26,10 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
     'SELECT grant_id, amount_cents FROM credit_grants WHERE org_id = $1',
     [orgId],
   );
+  const charges = await pool.query<{ charge_id: string; cents: number }>(
+    'SELECT charge_id, cents FROM charges WHERE org_id = $1',
+    [orgId],
+  );
   return {
     orgId,
     name: row.name,
@@ -33,6 +37,8 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
     tracingEnabled: row.tracing_enabled,
     creditGrantedCents: grants.rows.reduce((sum, grant) => sum + grant.amount_cents, 0),
     grantIds: grants.rows.map((grant) => grant.grant_id),
+    chargedCents: charges.rows.reduce((sum, charge) => sum + charge.cents, 0),
+    chargeIds: charges.rows.map((charge) => charge.charge_id),
     keys: Object.fromEntries(
       keys.rows.map((key) => [
         key.key_id,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Consumer } from 'kafkajs';
+import { balanceCents } from '../../domain/billing/charges.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
 import { createKafka } from '../../platform/kafka.ts';
@@ -34,6 +35,14 @@ export class OrgDirectory {
 
   org(orgId: string): OrgState | undefined {
     return this.orgs.get(orgId);
+  }
+
+  /**
+   * Credit granted less charges posted, in integer cents; 0 for an unknown org. Charges arrive
+   * on the org stream, so an org charged to zero gets 402 once the charge event is fetched.
+   */
+  balanceCents(orgId: string): number {
+    return balanceCents(this.orgs.get(orgId));
   }
 
   /** The key's principal, or undefined when the key is unknown or revoked. */

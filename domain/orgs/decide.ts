@@ -22,7 +22,8 @@ export type OrgCommand =
     })
   | (CommandMeta & { type: 'RevokeApiKey'; keyId: string })
   | (CommandMeta & { type: 'GrantCredit'; grantId: string; amountCents: number; reason: string })
-  | (CommandMeta & { type: 'EnableTracing' });
+  | (CommandMeta & { type: 'EnableTracing' })
+  | (CommandMeta & { type: 'PostCharge'; chargeId: string; model: string; day: string; cents: number });
 
 export class OrgCommandRefused extends Error {
   constructor(
@@ -77,6 +78,17 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
       return requireOrg(state, command.orgId).tracingEnabled
         ? []
         : [{ ...base(command), type: 'TracingEnabled' }];
+    case 'PostCharge': {
+      // A charge is posted even when it takes the balance below zero: the usage happened. The
+      // only guard is idempotence: a chargeId already posted decides nothing.
+      const org = requireOrg(state, command.orgId);
+      if (!Number.isSafeInteger(command.cents) || command.cents <= 0) {
+        throw new OrgCommandRefused('invalid_request', 'A charge is a positive whole number of cents.');
+      }
+      if (org.chargeIds.includes(command.chargeId)) return [];
+      const { chargeId, model, day, cents } = command;
+      return [{ ...base(command), type: 'ChargePosted', chargeId, model, day, cents }];
+    }
     default: {
       const unhandled: never = command;
       return unhandled;

@@ -20,6 +20,9 @@ export interface OrgState {
   tracingEnabled: boolean;
   creditGrantedCents: number;
   grantIds: string[];
+  /** Cents of every ChargePosted; the balance is granted − charged (domain/billing). */
+  chargedCents: number;
+  chargeIds: string[];
   keys: Record<string, ApiKeyState>;
 }
 
@@ -39,6 +42,8 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
         tracingEnabled: false,
         creditGrantedCents: 0,
         grantIds: [],
+        chargedCents: 0,
+        chargeIds: [],
         keys: {},
       }
     );
@@ -74,6 +79,13 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
       };
     case 'TracingEnabled':
       return { ...state, tracingEnabled: true };
+    case 'ChargePosted':
+      if (state.chargeIds.includes(event.chargeId)) return state;
+      return {
+        ...state,
+        chargedCents: state.chargedCents + event.cents,
+        chargeIds: [...state.chargeIds, event.chargeId],
+      };
     default: {
       const unhandled: never = event;
       return unhandled;

@@ -20,6 +20,10 @@ export function orgEventToWire(event: OrgEvent): Record<string, unknown> {
     }
     case 'TracingEnabled':
       return { ...envelope, tracingEnabled: {} };
+    case 'ChargePosted': {
+      const { chargeId, model, day, cents } = event;
+      return { ...envelope, chargePosted: { chargeId, model, day, cents } };
+    }
     default: {
       const unhandled: never = event;
       return unhandled;
@@ -65,6 +69,15 @@ export function orgEventFromWire(wire: Wire): OrgEvent | undefined {
       };
     case 'tracingEnabled':
       return { ...base, type: 'TracingEnabled' };
+    case 'chargePosted':
+      return {
+        ...base,
+        type: 'ChargePosted',
+        chargeId: text(body.chargeId),
+        model: text(body.model),
+        day: text(body.day),
+        cents: whole(body.cents),
+      };
     default:
       return undefined;
   }

@@ -1,0 +1,36 @@
+import type { FastifySchemaCompiler } from 'fastify';
+import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { parseInferenceBody } from '../../domain/inference/requests.ts';
+import { createPgPool, type PgPool } from '../../platform/postgres.ts';
+import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
+import { billingSummary, readBillingSummary, summaryQuery } from './summary.ts';
+
+// The query string is parsed in the handler, so a 422 names the field as the other surfaces do.
+const queryInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
+  route.httpPart === 'querystring' ? (data) => ({ value: data }) : validatorCompiler(route);
+
+/**
+ * `GET /api/billing/summary`: the balance and the charges by model and day of the key's org
+ * (the Billing page; the command-line tool's `limits --json`). Any live key may read it: it is
+ * the org's own account, like `GET /api/me`.
+ */
+export const billingPlugin: FastifyPluginAsyncZod<{ pool?: PgPool }> = async (app, opts) => {
+  // Its own pool unless given one; closed with the app.
+  const pool = opts.pool ?? createPgPool(4);
+  if (!opts.pool) app.addHook('onClose', () => pool.end());
+  app.setErrorHandler(errorHandler(jsonErrorFormat));
+  app.setValidatorCompiler(queryInHandler);
+  app.get(
+    '/summary',
+    {
+      onRequest: app.requireKey(),
+      schema: { tags: ['billing'], querystring: summaryQuery, response: { 200: billingSummary } },
+    },
+    async (request) => {
+      const parsed = parseInferenceBody(summaryQuery, request.query);
+      if (!parsed.ok) throw new ApiError('invalid_request', 422, parsed.message, parsed.param);
+      return readBillingSummary(pool, request.principal!.orgId, parsed.value);
+    },
+  );
+};

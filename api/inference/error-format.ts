@@ -1,0 +1,55 @@
+import { type InferenceErrorCode, inferenceErrors } from '../../domain/inference/errors.ts';
+import { ApiError, type ErrorFormat } from '../errors.ts';
+
+// The inference surface's errors in the spec's body shape (spec 000, Errors):
+// `{ error: { code, type, message, param } }`, written from the one ApiError type.
+
+/** Codes of this surface beyond the spec's table (our decisions; README, "Title and preview"). */
+export const serviceErrors = {
+  // The usage event could not be acknowledged by Kafka: the answer is not served unbilled.
+  usage_unavailable: {
+    status: 503,
+    type: 'api_error',
+    message:
+      'The request could not be recorded for billing, so its answer was not served. Retry in a few seconds.',
+  },
+} as const;
+
+type Code = InferenceErrorCode | keyof typeof serviceErrors;
+const rows: Record<Code, { status: number; type: string; message: string }> = {
+  ...inferenceErrors,
+  ...serviceErrors,
+};
+
+/** An ApiError from the table: status, default message, and the field at fault. */
+export function inferenceApiError(
+  code: Code,
+  details: { message?: string; param?: string; headers?: Record<string, string> } = {},
+): ApiError {
+  const row = rows[code];
+  return new ApiError(code, row.status, details.message ?? row.message, details.param, details.headers);
+}
+
+/** `type` by code; errors raised outside this table (413, 415, 500) by their status. */
+function typeOf(error: ApiError): string {
+  const row = (rows as Partial<Record<string, { type: string }>>)[error.code];
+  if (row) return row.type;
+  return error.status >= 500 ? 'api_error' : 'invalid_request_error';
+}
+
+/**
+ * `param` is the offending field's path, `""` for the body itself (not JSON, not an object), and
+ * null when the error is not about the request's fields.
+ */
+function paramOf(error: ApiError): string | null {
+  if (error.param !== undefined) return error.param;
+  return error.code === 'invalid_request' ? '' : null;
+}
+
+export const inferenceErrorFormat: ErrorFormat = {
+  contentType: () => 'application/json; charset=utf-8',
+  body: (error) =>
+    JSON.stringify({
+      error: { code: error.code, type: typeOf(error), message: error.message, param: paramOf(error) },
+    }),
+};

@@ -1,0 +1,168 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifySchemaCompiler } from 'fastify';
+import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
+import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
+import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { config, type InferenceModelConfig } from '../../platform/config.ts';
+import type { EventProducer } from '../../producers/producer.ts';
+import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorHandler } from '../errors.ts';
+import { inferenceApiError, inferenceErrorFormat } from './error-format.ts';
+import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
+import { tasks } from './tasks.ts';
+import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
+import { UsageRecorder } from './usage-recorder.ts';
+
+export interface InferencePluginOptions {
+  directory: OrgDirectory;
+  producer: EventProducer;
+  /** From ORRERY_MODELS unless given (tests point models at their scripted server). */
+  models?: readonly InferenceModelConfig[];
+  /** Its own client unless given one; closed with the app. */
+  clickhouse?: ClickHouseClient;
+  usagePublishTimeoutMs?: number;
+}
+
+const answer = z.object({
+  object: z.enum(['title', 'preview']),
+  model: z.string(),
+  text: z.string(),
+  fallback: z.boolean(),
+  usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+  latency_ms: z.number(),
+});
+
+// Bodies and query strings are parsed in the handler with parseInferenceBody, so a 422 names
+// its field as the spec does (`messages[0].content`); their schemas here document the routes.
+const parsedInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
+  route.httpPart === 'body' || route.httpPart === 'querystring'
+    ? (data) => ({ value: data })
+    : validatorCompiler(route);
+
+const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+
+/**
+ * The title and preview service (spec 000) under /api/inference: `/<model>/v1/titles` and
+ * `/previews`, and the request list. Checks run in this order: key and scope (401, 403), model
+ * (404), body (422), credit (402), deployment (503); then one upstream call (502), and the usage
+ * event acknowledged by Kafka (503 usage_unavailable) before the answer.
+ */
+export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = async (app, opts) => {
+  app.setErrorHandler(errorHandler(inferenceErrorFormat));
+  app.setValidatorCompiler(parsedInHandler);
+  const clickhouse = opts.clickhouse ?? createClickHouse();
+  if (!opts.clickhouse) app.addHook('onClose', () => clickhouse.close());
+  const configured = opts.models ?? config().inference.models;
+  const models = new Map(configured.map((model) => [model.name, model]));
+  const deployments = new Map<string, DeployedModel>();
+  for (const model of configured)
+    if (model.baseUrl) deployments.set(model.name, { ...model, baseUrl: model.baseUrl });
+  const usage = new UsageRecorder(
+    opts.producer,
+    opts.usagePublishTimeoutMs ?? config().inference.usagePublishTimeoutMs,
+  );
+
+  for (const endpoint of inferenceEndpoints) {
+    const task = tasks[endpoint];
+    app.post(
+      `/:model/v1/${endpoint}`,
+      {
+        onRequest: app.requireKey('inference:invoke'),
+        schema: {
+          tags: ['inference'],
+          params: z.object({ model: z.string() }),
+          body: endpoint === 'titles' ? titleRequest : previewRequest,
+          response: { 200: answer },
+        },
+      },
+      async (request, reply) => {
+        const principal = request.principal!;
+        const model = models.get(request.params.model);
+        if (!model?.writes.includes(endpoint)) throw inferenceApiError('model_not_found');
+        const prepared = task.prepare(request.body);
+        if (opts.directory.balanceCents(principal.orgId) <= 0) throw inferenceApiError('insufficient_credit');
+        const deployment = deployments.get(model.name);
+        if (!deployment) throw inferenceApiError('not_configured');
+
+        let modelReply: ModelReply;
+        try {
+          modelReply = await askModel(deployment, prepared.prompt);
+        } catch (error) {
+          if (!(error instanceof UpstreamUnavailable)) throw error;
+          request.log.warn({ model: model.name, reason: error.reason }, 'inference: upstream unavailable');
+          throw inferenceApiError('upstream_unavailable');
+        }
+        const decided = prepared.answer(modelReply.line);
+        if (decided.failed)
+          request.log.info({ model: model.name, failed: decided.failed }, 'inference: fallback');
+
+        const event: UsageRecorded = {
+          type: 'UsageRecorded',
+          eventId: randomUUID(),
+          orgId: principal.orgId,
+          occurredAt: new Date(),
+          requestId: newRequestId(),
+          keyId: principal.keyId,
+          model: model.name,
+          endpoint,
+          inputTokens: modelReply.inputTokens,
+          outputTokens: modelReply.outputTokens,
+          fallback: decided.fallback,
+          latencyMs: modelReply.latencyMs,
+        };
+        try {
+          await usage.record(event);
+        } catch (error) {
+          request.log.error({ err: error, requestId: event.requestId }, 'inference: usage not acknowledged');
+          throw inferenceApiError('usage_unavailable', { headers: { 'retry-after': '5' } });
+        }
+        reply.header('x-request-id', event.requestId);
+        return {
+          object: task.object,
+          model: model.name,
+          text: decided.text,
+          fallback: decided.fallback,
+          usage: { input_tokens: modelReply.inputTokens, output_tokens: modelReply.outputTokens },
+          latency_ms: modelReply.latencyMs,
+        };
+      },
+    );
+  }
+
+  app.get(
+    '/requests',
+    {
+      onRequest: app.requireKey('inference:invoke'),
+      schema: { tags: ['inference'], querystring: requestsQuery, response: { 200: requestsPage } },
+    },
+    async (request) => {
+      const parsed = parseInferenceBody(requestsQuery, request.query);
+      if (!parsed.ok)
+        throw inferenceApiError('invalid_request', { param: parsed.param, message: parsed.message });
+      const { orgId } = request.principal!;
+      const page = await readRequestLog(clickhouse, orgId, parsed.value);
+      const keys = opts.directory.org(orgId)?.keys ?? {};
+      return {
+        data: page.rows.map((row) => ({
+          id: row.request_id,
+          created_at: new Date(Number(row.occurred_at_ms)).toISOString(),
+          key: {
+            id: row.key_id,
+            name: keys[row.key_id]?.name ?? null,
+            prefix: keys[row.key_id]?.keyPrefix ?? null,
+          },
+          model: row.model,
+          endpoint: row.endpoint as (typeof inferenceEndpoints)[number],
+          input_tokens: Number(row.input_tokens),
+          output_tokens: Number(row.output_tokens),
+          fallback: row.fallback === 1,
+          // ClickHouse 18.16 prints Float64 without shortest round-trip (6.6899999999999995).
+          latency_ms: Math.round(row.latency_ms * 100) / 100,
+        })),
+        next_cursor: page.next ? encodeCursor(page.next) : null,
+      };
+    },
+  );
+};

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { inferenceEndpoints } from '../../domain/usage/events.ts';
+import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
+import { inferenceApiError } from './error-format.ts';
+
+// `GET /api/inference/requests`: the dashboard's Endpoints > Requests list (spec 000, What the
+// service does), read from the request log in ClickHouse (`requests`, FINAL so a redelivered
+// usage event is one row). Newest first; the cursor is the last row's (time, request id).
+
+export const requestsQuery = z.strictObject({
+  /** Inclusive, ISO 8601. */
+  from: z.iso.datetime({ offset: true }).optional(),
+  /** Exclusive, ISO 8601. */
+  to: z.iso.datetime({ offset: true }).optional(),
+  model: z.string().min(1).optional(),
+  key_id: z.string().min(1).optional(),
+  endpoint: z.enum(inferenceEndpoints).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** `next_cursor` of the previous page. */
+  cursor: z.string().min(1).optional(),
+});
+export type RequestsQuery = z.output<typeof requestsQuery>;
+
+export const requestRow = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  key: z.object({ id: z.string(), name: z.string().nullable(), prefix: z.string().nullable() }),
+  model: z.string(),
+  endpoint: z.enum(inferenceEndpoints),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  fallback: z.boolean(),
+  /** The model's time. */
+  latency_ms: z.number(),
+});
+
+export const requestsPage = z.object({ data: z.array(requestRow), next_cursor: z.string().nullable() });
+
+interface Position {
+  atMs: number;
+  requestId: string;
+}
+
+export function encodeCursor(position: Position): string {
+  return Buffer.from(JSON.stringify([position.atMs, position.requestId])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): Position {
+  try {
+    const [atMs, requestId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (Number.isSafeInteger(atMs) && typeof requestId === 'string')
+      return { atMs: atMs as number, requestId };
+  } catch {
+    // reported below
+  }
+  throw inferenceApiError('invalid_request', {
+    param: 'cursor',
+    message: '`cursor` must be the `next_cursor` of a previous page, as it was sent.',
+  });
+}
+
+export interface LogRow {
+  request_id: string;
+  occurred_at_ms: string;
+  key_id: string;
+  model: string;
+  endpoint: string;
+  input_tokens: string;
+  output_tokens: string;
+  fallback: number;
+  latency_ms: number;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** The WHERE clause: the org, then each filter given; times also bound `occurred_at` (the key). */
+function conditions(orgId: string, query: RequestsQuery): SqlFragment[] {
+  const where = [sql`org_id = ${orgId}`];
+  if (query.from !== undefined) {
+    const ms = Date.parse(query.from);
+    where.push(sql`occurred_at >= toDateTime(${seconds(ms)})`, sql`occurred_at_ms >= ${ms}`);
+  }
+  if (query.to !== undefined) {
+    const ms = Date.parse(query.to);
+    where.push(sql`occurred_at <= toDateTime(${seconds(ms)})`, sql`occurred_at_ms < ${ms}`);
+  }
+  if (query.model !== undefined) where.push(sql`model = ${query.model}`);
+  if (query.key_id !== undefined) where.push(sql`key_id = ${query.key_id}`);
+  if (query.endpoint !== undefined) where.push(sql`endpoint = ${query.endpoint}`);
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor);
+    where.push(
+      sql`occurred_at <= toDateTime(${seconds(after.atMs)})`,
+      sql`(occurred_at_ms < ${after.atMs} OR (occurred_at_ms = ${after.atMs} AND request_id < ${after.requestId}))`,
+    );
+  }
+  return where;
+}
+
+/** One page, newest first, and the position after its last row when there is more. */
+export async function readRequestLog(
+  clickhouse: ClickHouseClient,
+  orgId: string,
+  query: RequestsQuery,
+): Promise<{ rows: LogRow[]; next: Position | null }> {
+  const statement = sql`SELECT request_id, occurred_at_ms, key_id, model, endpoint, input_tokens,
+      output_tokens, fallback, latency_ms
+    FROM requests FINAL
+    WHERE ${joinSql(conditions(orgId, query), ' AND ')}
+    ORDER BY occurred_at_ms DESC, request_id DESC
+    LIMIT ${query.limit + 1}`;
+  const result = await clickhouse.query({ query: statement.text, format: 'JSONEachRow' });
+  const rows = await result.json<LogRow>();
+  if (rows.length <= query.limit) return { rows, next: null };
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1]!;
+  return { rows: page, next: { atMs: Number(last.occurred_at_ms), requestId: last.request_id } };
+}

@@ -1,0 +1,54 @@
+import { type DecidedAnswer, decideAnswer } from '../../domain/inference/answer.ts';
+import type { PromptMessages } from '../../domain/inference/render-chat.ts';
+import { renderPreview } from '../../domain/inference/render-preview.ts';
+import { renderTitle } from '../../domain/inference/render-title.ts';
+import {
+  type ParseResult,
+  parseInferenceBody,
+  previewRequest,
+  titleRequest,
+} from '../../domain/inference/requests.ts';
+import type { InferenceEndpoint } from '../../domain/usage/events.ts';
+import { inferenceApiError } from './error-format.ts';
+
+// The two endpoints (spec 000, Endpoints) as a table: the answer's `object`, and how a body
+// becomes a prompt and the model's line becomes `text` and `fallback` (the pure core).
+
+export interface PreparedRequest {
+  prompt: PromptMessages;
+  answer(modelLine: string | null): DecidedAnswer;
+}
+
+interface Task {
+  object: 'title' | 'preview';
+  /** Parses the body (422 invalid_request with `param` as the spec writes it) and renders it. */
+  prepare(body: unknown): PreparedRequest;
+}
+
+function parsed<T>(result: ParseResult<T>): T {
+  if (result.ok) return result.value;
+  throw inferenceApiError('invalid_request', { param: result.param, message: result.message });
+}
+
+export const tasks: Record<InferenceEndpoint, Task> = {
+  titles: {
+    object: 'title',
+    prepare(body) {
+      const request = parsed(parseInferenceBody(titleRequest, body));
+      return {
+        prompt: renderTitle(request),
+        answer: (modelLine) => decideAnswer({ task: 'title', request, modelLine }),
+      };
+    },
+  },
+  previews: {
+    object: 'preview',
+    prepare(body) {
+      const request = parsed(parseInferenceBody(previewRequest, body));
+      return {
+        prompt: renderPreview(request),
+        answer: (modelLine) => decideAnswer({ task: 'preview', request, modelLine }),
+      };
+    },
+  },
+};

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import type { PromptMessages } from '../../domain/inference/render-chat.ts';
+import type { InferenceModelConfig } from '../../platform/config.ts';
+
+// One question to a model behind an OpenAI-compatible chat-completions endpoint (vLLM,
+// llama.cpp's server, Ollama, hosted gateways), through Node's fetch (undici, keep-alive).
+// Retries only a refused or reset connection and a 5xx, and only within the model's time budget;
+// a timeout, any other status or an answer that is not a chat completion is final (502).
+
+export type DeployedModel = InferenceModelConfig & { baseUrl: string };
+
+export interface ModelReply {
+  /** The model's line, or null when it answered without content (that falls back). */
+  line: string | null;
+  /** As the model reported them (spec 000, Answer: usage). */
+  inputTokens: number;
+  outputTokens: number;
+  /** The model's time: from the first attempt to the parsed answer, retries included. */
+  latencyMs: number;
+}
+
+export class UpstreamUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(`the model did not answer: ${reason}`);
+    this.name = 'UpstreamUnavailable';
+  }
+}
+
+const chatCompletion = z.object({
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1),
+  usage: z.object({
+    prompt_tokens: z.number().int().min(0),
+    completion_tokens: z.number().int().min(0),
+  }),
+});
+
+type Attempt =
+  | { ok: true; line: string | null; inputTokens: number; outputTokens: number }
+  | { ok: false; retryable: boolean; reason: string };
+
+const retryDelayMs = (attempt: number) => 25 * 2 ** attempt;
+
+export async function askModel(model: DeployedModel, messages: PromptMessages): Promise<ModelReply> {
+  const started = performance.now();
+  const deadline = started + model.timeoutMs;
+  const request = {
+    url: `${model.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    headers: {
+      'content-type': 'application/json',
+      ...(model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}),
+    },
+    body: JSON.stringify({
+      model: model.upstreamModel ?? model.name,
+      messages,
+      max_tokens: model.maxTokens,
+      temperature: 0,
+      stream: false,
+    }),
+  };
+  for (let attempt = 0; ; attempt += 1) {
+    const outcome = await attemptOnce(request, deadline - performance.now());
+    if (outcome.ok) {
+      const { line, inputTokens, outputTokens } = outcome;
+      return { line, inputTokens, outputTokens, latencyMs: roundMs(performance.now() - started) };
+    }
+    const left = deadline - performance.now() - retryDelayMs(attempt);
+    if (!outcome.retryable || attempt >= model.retries || left <= 0)
+      throw new UpstreamUnavailable(outcome.reason);
+    await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+  }
+}
+
+const roundMs = (ms: number) => Math.round(ms * 100) / 100;
+
+async function attemptOnce(
+  request: { url: string; headers: Record<string, string>; body: string },
+  budgetMs: number,
+): Promise<Attempt> {
+  if (budgetMs <= 0) return { ok: false, retryable: false, reason: 'timeout' };
+  try {
+    const response = await fetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(Math.ceil(budgetMs)),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      return { ok: false, retryable: response.status >= 500, reason: `status ${response.status}` };
+    }
+    return readCompletion(text);
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+      return { ok: false, retryable: false, reason: 'timeout' };
+    // fetch fails with a TypeError ("fetch failed", "terminated") whose cause is the connection
+    // error (ECONNREFUSED, ECONNRESET, …); anything else is a bug of ours and is thrown.
+    if (!(error instanceof TypeError)) throw error;
+    const cause = error.cause instanceof Error ? error.cause.message : error.message;
+    return { ok: false, retryable: true, reason: `connection: ${cause}` };
+  }
+}
+
+function readCompletion(text: string): Attempt {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, retryable: false, reason: 'the answer is not JSON' };
+  }
+  const parsed = chatCompletion.safeParse(json);
+  if (!parsed.success) return { ok: false, retryable: false, reason: 'the answer is not a chat completion' };
+  const { choices, usage } = parsed.data;
+  return {
+    ok: true,
+    line: choices[0]?.message.content ?? null,
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+  };
+}

@@ -1,0 +1,98 @@
+// Reconciliation (jobs/reconcile.ts): each org/model/UTC day recomputed from the raw request log
+// is compared with the Postgres rollup and with the charges posted for it. Pure: the job reads
+// the three sources and prints what this returns.
+import { dayPriceCents } from '../inference/pricing.ts';
+
+export interface DayKey {
+  orgId: string;
+  model: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+}
+
+export interface DayTotals extends DayKey {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface DayCharged extends DayKey {
+  cents: number;
+}
+
+type Counts = Pick<DayTotals, 'requests' | 'inputTokens' | 'outputTokens'>;
+
+export type Difference =
+  /** The rollup does not hold what the log holds (a missing, extra or double-counted event). */
+  | (DayKey & { kind: 'rollup'; log: Counts; rollup: Counts })
+  /** More was charged than the log's tokens cost; never posted by the job, so always wrong. */
+  | (DayKey & { kind: 'overcharged'; priceCents: number; chargedCents: number })
+  /** A day before today is not fully charged: the posting job has not run since it ended. */
+  | (DayKey & { kind: 'uncharged'; priceCents: number; chargedCents: number });
+
+const none: Counts = { requests: 0, inputTokens: 0, outputTokens: 0 };
+
+const keyOf = (row: DayKey) => JSON.stringify([row.orgId, row.model, row.day]);
+
+function byKey<T extends DayKey>(rows: readonly T[]): Map<string, T> {
+  return new Map(rows.map((row) => [keyOf(row), row]));
+}
+
+const counts = (row: Counts | undefined): Counts =>
+  row ? { requests: row.requests, inputTokens: row.inputTokens, outputTokens: row.outputTokens } : none;
+
+const sameCounts = (a: Counts, b: Counts) =>
+  a.requests === b.requests && a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens;
+
+/**
+ * The differences between the log, the rollups and the charges, ordered by org, model and day.
+ * Today's day may be charged less than its price (the job posts the difference later), so
+ * `uncharged` is reported only for days before `today`.
+ */
+export function compareDays(
+  log: readonly DayTotals[],
+  rollups: readonly DayTotals[],
+  charged: readonly DayCharged[],
+  today: string,
+): Difference[] {
+  const logs = byKey(log);
+  const rolled = byKey(rollups);
+  const charges = new Map<string, number>();
+  for (const row of charged) charges.set(keyOf(row), (charges.get(keyOf(row)) ?? 0) + row.cents);
+  const keys = [...new Set([...logs.keys(), ...rolled.keys(), ...charges.keys()])].sort();
+  const differences: Difference[] = [];
+  for (const key of keys) {
+    const [orgId, model, day] = JSON.parse(key) as [string, string, string];
+    const at = { orgId, model, day };
+    const fromLog = counts(logs.get(key));
+    const fromRollup = counts(rolled.get(key));
+    if (!sameCounts(fromLog, fromRollup))
+      differences.push({ ...at, kind: 'rollup', log: fromLog, rollup: fromRollup });
+    const priceCents = dayPriceCents(fromLog.inputTokens);
+    const chargedCents = charges.get(key) ?? 0;
+    if (chargedCents > priceCents) differences.push({ ...at, kind: 'overcharged', priceCents, chargedCents });
+    else if (chargedCents < priceCents && day < today)
+      differences.push({ ...at, kind: 'uncharged', priceCents, chargedCents });
+  }
+  return differences;
+}
+
+const describeCounts = (c: Counts) =>
+  `${c.requests} requests, ${c.inputTokens} input and ${c.outputTokens} output tokens`;
+
+/** One line per difference, as the job prints it. */
+export function describeDifference(d: Difference): string {
+  const at = `${d.orgId} ${d.model} ${d.day}`;
+  switch (d.kind) {
+    case 'rollup':
+      return `rollup ${at}: the log has ${describeCounts(d.log)}; the rollup has ${describeCounts(d.rollup)}`;
+    case 'overcharged':
+      return `overcharged ${at}: the log's tokens cost ${d.priceCents} cents; ${d.chargedCents} cents were charged`;
+    case 'uncharged':
+      return `uncharged ${at}: the log's tokens cost ${d.priceCents} cents; only ${d.chargedCents} cents were charged`;
+    default: {
+      const unhandled: never = d;
+      return unhandled;
+    }
+  }
+}

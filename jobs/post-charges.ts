@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadOrg } from '../api/admin/org-store.ts';
+import { chargeIdFor } from '../domain/billing/charges.ts';
+import { decideCharges, type ChargePosted as OwedCharge } from '../domain/inference/pricing.ts';
+import { decide } from '../domain/orgs/decide.ts';
+import type { OrgEvent } from '../domain/orgs/events.ts';
+import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';
+import { createPgPool, type PgPool } from '../platform/postgres.ts';
+import { publishOrgEvents } from '../producers/org.ts';
+import { createEventProducer, type EventProducer } from '../producers/producer.ts';
+import { readCharged, readDayUsage, type Scope } from './billing-store.ts';
+
+// The posting job (spec 000, Billing rules 2): each org/model/UTC day of the usage rollups is
+// priced with decideCharges and whatever has not yet been charged is posted as a ChargePosted
+// event on the org stream. Run it as often as you like (`npx tsx jobs/post-charges.ts`): a second
+// run posts nothing new, a run later in the day posts only the difference.
+//
+// Why it cannot charge twice: runs are serialized by a Postgres advisory lock, each run waits
+// until its charges are in the read model it reads the next time, and a charge's id is derived
+// from what it charges, so even a run that saw stale charges posts an id the org already has.
+
+export interface PostChargesDeps {
+  pool: PgPool;
+  producer: EventProducer;
+  /** How long to wait for the org projection to show the charges; the consumers must run. */
+  projectionTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export interface PostedCharge {
+  chargeId: string;
+  orgId: string;
+  model: string;
+  day: string;
+  cents: number;
+}
+
+export interface PostChargesResult {
+  posted: PostedCharge[];
+  /** Owed charges of orgs unknown to the org stream (usage published by hand, for instance). */
+  skipped: (OwedCharge & { reason: string })[];
+}
+
+const lockName = 'orrery:post-charges';
+
+export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Promise<PostChargesResult> {
+  const lock = await deps.pool.connect();
+  try {
+    const { rows } = await lock.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
+      [lockName],
+    );
+    if (!rows[0]?.locked)
+      throw new Error('Another posting job is running; run this one when it has finished.');
+    try {
+      return await postOwed(deps, scope);
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostChargesResult> {
+  const charged = await readCharged(deps.pool, scope);
+  const owed = decideCharges(await readDayUsage(deps.pool, scope), charged);
+  const chargedBefore = new Map(charged.map((row) => [dayKey(row), row.cents]));
+  const result: PostChargesResult = { posted: [], skipped: [] };
+  const events: OrgEvent[] = [];
+  for (const [orgId, charges] of groupByOrg(owed)) {
+    let org: MaybeOrg = await loadOrg(deps.pool, orgId);
+    if (!org) {
+      for (const charge of charges) result.skipped.push({ ...charge, reason: 'no such org' });
+      continue;
+    }
+    for (const charge of charges) {
+      const chargeId = chargeIdFor(charge, chargedBefore.get(dayKey(charge)) ?? 0);
+      const decided = decide(
+        {
+          type: 'PostCharge',
+          eventId: randomUUID(),
+          orgId,
+          now: deps.now?.() ?? new Date(),
+          chargeId,
+          model: charge.model,
+          day: charge.day,
+          cents: charge.cents,
+        },
+        org,
+      );
+      for (const event of decided) {
+        org = evolve(org, event);
+        events.push(event);
+        result.posted.push({ chargeId, orgId, model: charge.model, day: charge.day, cents: charge.cents });
+      }
+    }
+  }
+  await publishOrgEvents(deps.producer, events);
+  await waitUntilProjected(
+    deps,
+    result.posted.map((charge) => charge.chargeId),
+  );
+  return result;
+}
+
+const dayKey = (row: { orgId: string; model: string; day: string }) =>
+  JSON.stringify([row.orgId, row.model, row.day]);
+
+function groupByOrg(charges: OwedCharge[]): Map<string, OwedCharge[]> {
+  const byOrg = new Map<string, OwedCharge[]>();
+  for (const charge of charges) byOrg.set(charge.orgId, [...(byOrg.get(charge.orgId) ?? []), charge]);
+  return byOrg;
+}
+
+/** The next run reads charges from Postgres, so this one returns only once they are there. */
+async function waitUntilProjected(deps: PostChargesDeps, chargeIds: string[]): Promise<void> {
+  if (chargeIds.length === 0) return;
+  const deadline = Date.now() + (deps.projectionTimeoutMs ?? 30_000);
+  for (;;) {
+    const { rows } = await deps.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM charges WHERE charge_id = ANY($1::text[])',
+      [chargeIds],
+    );
+    if (rows[0]?.n === chargeIds.length) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        'The charges were posted but are not in the read model yet; are the consumers running (npm start)?',
+      );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      org: { type: 'string', multiple: true },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const pool = createPgPool(2);
+  const producer = await createEventProducer('orrery-post-charges');
+  try {
+    const result = await postCharges(
+      { pool, producer },
+      { orgIds: values.org, from: values.from, to: values.to },
+    );
+    if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else {
+      for (const c of result.posted)
+        process.stdout.write(`posted ${c.cents} cents ${c.orgId} ${c.model} ${c.day} ${c.chargeId}\n`);
+      for (const c of result.skipped)
+        process.stdout.write(`skipped ${c.cents} cents ${c.orgId} ${c.model} ${c.day}: ${c.reason}\n`);
+      process.stdout.write(`${result.posted.length} charges posted\n`);
+    }
+  } finally {
+    await producer.disconnect();
+    await pool.end();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`post-charges: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,88 @@
+import type { DayTotals } from '../domain/billing/reconcile.ts';
+import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../platform/clickhouse.ts';
+import { createKafka } from '../platform/kafka.ts';
+import type { PgPool } from '../platform/postgres.ts';
+import { topics } from '../platform/topics.ts';
+import { usagePostgresGroupId } from '../projections/usage-postgres.ts';
+import type { Scope } from './billing-store.ts';
+
+// What reconciliation reads besides the rollups: the raw request log in ClickHouse, totalled per
+// org, model and UTC day (FINAL, so a redelivered usage event counts once), and how far the two
+// usage projections have got in the usage topic.
+
+export const usageClickHouseGroupId = 'orrery-usage-clickhouse';
+const dayMs = 86_400_000;
+
+const dayOf = (dayNumber: number) => new Date(dayNumber * dayMs).toISOString().slice(0, 10);
+
+export async function readLogTotals(
+  clickhouse: ClickHouseClient,
+  scope: Scope = {},
+): Promise<(DayTotals & { fallbacks: number })[]> {
+  const where: SqlFragment[] = [sql`1`];
+  if (scope.orgIds)
+    where.push(sql`org_id IN (${joinSql(scope.orgIds.map((id) => sql`${id}`).concat(sql`''`), ', ')})`);
+  if (scope.from) where.push(sql`occurred_at_ms >= ${Date.parse(`${scope.from}T00:00:00Z`)}`);
+  if (scope.to) where.push(sql`occurred_at_ms < ${Date.parse(`${scope.to}T00:00:00Z`) + dayMs}`);
+  // intDiv of the milliseconds is the UTC day whatever the server's time zone.
+  const statement = sql`SELECT org_id, model, intDiv(occurred_at_ms, ${dayMs}) AS day_number,
+      count() AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+      sum(fallback) AS fallbacks
+    FROM requests FINAL
+    WHERE ${joinSql(where, ' AND ')}
+    GROUP BY org_id, model, day_number`;
+  const result = await clickhouse.query({ query: statement.text, format: 'JSONEachRow' });
+  const rows = await result.json<Record<string, string | number>>();
+  return rows.map((row) => ({
+    orgId: String(row.org_id),
+    model: String(row.model),
+    day: dayOf(Number(row.day_number)),
+    requests: Number(row.requests),
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    fallbacks: Number(row.fallbacks),
+  }));
+}
+
+export interface UsageOffsets {
+  /** The topic's end, per partition. */
+  end: Map<number, bigint>;
+  postgres: Map<number, bigint>;
+  clickhouse: Map<number, bigint>;
+}
+
+export async function readUsageOffsets(pool: PgPool): Promise<UsageOffsets> {
+  const topic = topics.usage.name;
+  const admin = createKafka('orrery-reconcile').admin();
+  await admin.connect();
+  try {
+    const ends = await admin.fetchTopicOffsets(topic);
+    const [committed] = await admin.fetchOffsets({ groupId: usageClickHouseGroupId, topics: [topic] });
+    const stored = await pool.query<{ partition: number; next_offset: string }>(
+      'SELECT partition, next_offset::text FROM projection_offsets WHERE group_id = $1 AND topic = $2',
+      [usagePostgresGroupId, topic],
+    );
+    return {
+      end: new Map(ends.map((end) => [end.partition, BigInt(end.high)])),
+      postgres: new Map(stored.rows.map((row) => [row.partition, BigInt(row.next_offset)])),
+      clickhouse: new Map(
+        (committed?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(Number(p.offset), 0))]),
+      ),
+    };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Both projections have read at least up to `end` in every partition. */
+export function caughtUpTo(offsets: UsageOffsets, end: Map<number, bigint>): boolean {
+  return [...end].every(
+    ([partition, high]) =>
+      (offsets.postgres.get(partition) ?? 0n) >= high && (offsets.clickhouse.get(partition) ?? 0n) >= high,
+  );
+}
+
+/** Nothing is in flight: both projections are at the topic's end as it was read. */
+export function quiet(offsets: UsageOffsets): boolean {
+  return caughtUpTo(offsets, offsets.end);
+}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderPreview } from '../../../domain/inference/render-preview.ts';
+import { renderTitle } from '../../../domain/inference/render-title.ts';
+import { previewRequest, titleRequest } from '../../../domain/inference/requests.ts';
+import type { Scripted } from '../../harness/model-server.ts';
+import {
+  type Customer,
+  emailBody,
+  type InferenceService,
+  invoke,
+  loggedRequest,
+  newCustomer,
+  startInferenceService,
+  titleBody,
+  upstreamKey,
+} from './service.ts';
+
+// Answers of the title and preview endpoints (spec 000, Answer; Output checks; Fallback text)
+// through HTTP, against the scripted model; each answer's usage event read back from the
+// request log in ClickHouse.
+
+let service: InferenceService;
+let customer: Customer;
+beforeAll(async () => {
+  service = await startInferenceService();
+  customer = await newCustomer(service, { name: 'Answers' });
+});
+afterAll(() => service.stop());
+
+const answerWith = (scripted: Scripted) => service.model.script(() => scripted);
+
+describe('an answered title', () => {
+  it('renders the chat for the model, answers its line, and reports its usage', async () => {
+    answerWith({ line: 'Password reset help', usage: { input: 57, output: 5 } });
+    const response = await invoke(service.api, 'scribe/v1/titles', titleBody, customer.key);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      object: 'title',
+      model: 'scribe',
+      text: 'Password reset help',
+      fallback: false,
+      usage: { input_tokens: 57, output_tokens: 5 },
+      latency_ms: expect.any(Number),
+    });
+    const asked = service.model.requests.at(-1)!;
+    expect(asked.model).toBe('stand-in/scribe');
+    expect(asked.authorization).toBe(`Bearer ${upstreamKey}`);
+    expect(asked.messages).toEqual(renderTitle(titleRequest.parse(titleBody)));
+
+    const requestId = String(response.headers['x-request-id']);
+    const logged = await loggedRequest(service.api, customer.key, requestId);
+    expect(logged).toEqual({
+      id: requestId,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      key: { id: customer.keyId, name: 'test key', prefix: expect.stringMatching(/^orr_/) },
+      model: 'scribe',
+      endpoint: 'titles',
+      input_tokens: 57,
+      output_tokens: 5,
+      fallback: false,
+      latency_ms: response.json().latency_ms,
+    });
+  });
+});
+
+describe('an answered preview', () => {
+  it('renders the item for the model and answers its line', async () => {
+    answerWith({ line: 'Bob sent you the Q3 plan', usage: { input: 80, output: 7 } });
+    const response = await invoke(service.api, 'scribe/v1/previews', emailBody, customer.key);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      object: 'preview',
+      text: 'Bob sent you the Q3 plan',
+      fallback: false,
+    });
+    expect(service.model.requests.at(-1)!.messages).toEqual(renderPreview(previewRequest.parse(emailBody)));
+  });
+
+  it('cleans a wrapped line before checking it', async () => {
+    answerWith({ line: '  Preview: "Bob sent you the Q3 plan"\n' });
+    const response = await invoke(service.api, 'scribe/v1/previews', emailBody, customer.key);
+    expect(response.json()).toMatchObject({ text: 'Bob sent you the Q3 plan', fallback: false });
+  });
+});
+
+const agentRunning = { kind: 'agent_action', item: { tool: 'search_web', arguments: { query: 'rust' } } };
+const agentDone = { kind: 'agent_action', item: { tool: 'search_web', result: '3 results' } };
+const longWords = Array.from({ length: 21 }, (_, i) => `word${i}`).join(' ');
+
+describe('a line that fails a check falls back, and is billed like any other', () => {
+  it.each<[string, string, unknown, string | null, string]>([
+    ['title: one word', 'titles', titleBody, 'Password', 'New conversation'],
+    [
+      'title: nine words',
+      'titles',
+      titleBody,
+      'How to reset a forgotten password in the app',
+      'New conversation',
+    ],
+    ['title: quotes', 'titles', titleBody, 'The "reset" password question', 'New conversation'],
+    ['title: emoji', 'titles', titleBody, 'Password reset 🔑', 'New conversation'],
+    ['title: full stop', 'titles', titleBody, 'Password reset help.', 'New conversation'],
+    ['title: not English', 'titles', titleBody, 'Bob demande le plan pour la réunion', 'New conversation'],
+    ['title: two lines', 'titles', titleBody, 'Password reset\nhelp', 'New conversation'],
+    ['title: no content', 'titles', titleBody, null, 'New conversation'],
+    ['preview: 21 words', 'previews', emailBody, longWords, 'Q3 plan'],
+    ['preview: over 160 characters', 'previews', emailBody, `${'abcdefghij'.repeat(17)}`, 'Q3 plan'],
+    ['preview: not English', 'previews', emailBody, 'Cómo restablecer la contraseña', 'Q3 plan'],
+    ['preview: two lines', 'previews', emailBody, 'Bob sent\nthe plan', 'Q3 plan'],
+    ['preview: agent_action running', 'previews', agentRunning, '', 'Running search_web…'],
+    ['preview: agent_action finished', 'previews', agentDone, '', 'Ran search_web'],
+  ])('%s', async (_, endpoint, body, line, fallback) => {
+    answerWith({ line, usage: { input: 33, output: 9 } });
+    const response = await invoke(service.api, `scribe/v1/${endpoint}`, body, customer.key);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ text: fallback, fallback: true, usage: { input_tokens: 33 } });
+    const logged = await loggedRequest(service.api, customer.key, String(response.headers['x-request-id']));
+    expect(logged).toMatchObject({ fallback: true, input_tokens: 33, output_tokens: 9, endpoint });
+  });
+});
+
+describe('latency_ms is the model time', () => {
+  it('measures the upstream call, not the time the service adds', async () => {
+    answerWith({ line: 'Password reset help', delayMs: 300 });
+    const started = performance.now();
+    const response = await invoke(service.api, 'scribe/v1/titles', titleBody, customer.key);
+    const total = performance.now() - started;
+    const latency = response.json().latency_ms as number;
+    expect(latency).toBeGreaterThanOrEqual(300);
+    expect(latency).toBeLessThan(400);
+    // The rest is ours: parsing, rendering, checks and the usage event's acknowledgement.
+    expect(total - latency).toBeGreaterThan(0);
+    expect(total - latency).toBeLessThan(250);
+    const logged = await loggedRequest(service.api, customer.key, String(response.headers['x-request-id']));
+    expect(logged.latency_ms).toBe(latency);
+  });
+});
