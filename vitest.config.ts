@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // started (or reused) once by the global setup, and run one file at a time on 2 cores.
 export default defineConfig({
   test: {
+    // The platform's JSON logs would bury the report; warnings and errors still show.
+    env: { ORRERY_LOG_LEVEL: process.env.ORRERY_LOG_LEVEL ?? 'warn' },
     reporters: ['default', './test/harness/summary-reporter.ts'],
     projects: [
       {

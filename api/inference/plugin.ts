@@ -7,13 +7,13 @@ import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/event
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
 import { config, type InferenceModelConfig } from '../../platform/config.ts';
 import type { EventProducer } from '../../producers/producer.ts';
+import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler } from '../errors.ts';
 import { inferenceApiError, inferenceErrorFormat } from './error-format.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
 import { tasks } from './tasks.ts';
 import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
-import { UsageRecorder } from './usage-recorder.ts';
 
 export interface InferencePluginOptions {
   directory: OrgDirectory;
@@ -22,7 +22,6 @@ export interface InferencePluginOptions {
   models?: readonly InferenceModelConfig[];
   /** Its own client unless given one; closed with the app. */
   clickhouse?: ClickHouseClient;
-  usagePublishTimeoutMs?: number;
 }
 
 const answer = z.object({
@@ -59,10 +58,6 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
   const deployments = new Map<string, DeployedModel>();
   for (const model of configured)
     if (model.baseUrl) deployments.set(model.name, { ...model, baseUrl: model.baseUrl });
-  const usage = new UsageRecorder(
-    opts.producer,
-    opts.usagePublishTimeoutMs ?? config().inference.usagePublishTimeoutMs,
-  );
 
   for (const endpoint of inferenceEndpoints) {
     const task = tasks[endpoint];
@@ -113,7 +108,8 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           latencyMs: modelReply.latencyMs,
         };
         try {
-          await usage.record(event);
+          // The one producer groups concurrent sends and bounds each in time (ORRERY_PUBLISH_TIMEOUT_MS).
+          await publishUsage(opts.producer, [event]);
         } catch (error) {
           request.log.error({ err: error, requestId: event.requestId }, 'inference: usage not acknowledged');
           throw inferenceApiError('usage_unavailable', { headers: { 'retry-after': '5' } });
