@@ -28,8 +28,12 @@ export interface Projection<E> {
   readonly stream: StreamName;
   /** A decoded wire value as the projection's event; undefined sends it to the dead-letter topic. */
   fromWire(wire: Record<string, unknown>): E | undefined;
-  /** Writes the batch to its store; idempotent, since a batch can be delivered again. */
-  project(batch: Delivered<E>[]): Promise<void>;
+  /**
+   * Writes the batch to its store; idempotent, since a batch can be delivered again. `groupId` is
+   * the group actually consuming (a test may run a projection under a group of its own), for
+   * projections that store their position beside their rows.
+   */
+  project(batch: Delivered<E>[], groupId: string): Promise<void>;
   /** How long a fetch waits to fill a batch: about a second for analytics, less for state. */
   readonly maxWaitMs?: number;
 }
@@ -85,7 +89,7 @@ export async function runConsumer<E>(
   async function projectDurably(batch: Delivered<E>[], payload: EachBatchPayload): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        await projection.project(batch);
+        await projection.project(batch, groupId);
         return;
       } catch (error) {
         if (!isTransientStoreError(error) || !payload.isRunning()) throw error;

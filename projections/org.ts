@@ -48,8 +48,8 @@ export function orgPostgresProjection(pool: PgPool): Projection<OrgEvent> {
     stream: 'org',
     maxWaitMs: 100,
     fromWire: orgEventFromWire,
-    project: (batch) =>
-      projectOnce(pool, groupId, batch, (client, event) =>
+    project: (batch, consumingGroup) =>
+      projectOnce(pool, consumingGroup, batch, (client, event) =>
         (writers[event.type] as (client: PgClient, event: OrgEvent) => Promise<unknown>)(client, event),
       ),
   };

@@ -32,8 +32,8 @@ export function usagePostgresProjection(
     stream: 'usage',
     maxWaitMs: 250,
     fromWire: usageFromWire,
-    project: (batch) =>
-      projectOnce(pool, groupId, batch, (client, event) =>
+    project: (batch, consumingGroup) =>
+      projectOnce(pool, consumingGroup, batch, (client, event) =>
         client.query(upsert, [
           event.orgId,
           event.model,
