@@ -13,6 +13,7 @@ export async function startPlatformProcesses(ports: { api: number; consumers: nu
       ...process.env,
       ORRERY_API_PORT: String(ports.api),
       ORRERY_CONSUMERS_PORT: String(ports.consumers),
+      ORRERY_JOBS_PORT: String(ports.consumers + 1),
       ORRERY_LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
-// `npm start`'s last step: the API and the consumers as two processes, stopped together. SIGTERM
+// `npm start`'s last step: the API, the consumers and the jobs as processes, stopped together. SIGTERM
 // or SIGINT is passed on so each drains; if either exits, the other is stopped too.
-const processes: ChildProcess[] = ['api/main.ts', 'consumers/main.ts'].map((entry) =>
-  spawn(process.execPath, ['--import', 'tsx', entry], {
+// A larger young generation: the hot paths allocate many short-lived objects, and it measured
+// fewer and cheaper garbage collections (bench/ingest).
+const nodeOptions = ['--max-semi-space-size=64'];
+const processes: ChildProcess[] = ['api/main.ts', 'consumers/main.ts', 'jobs/main.ts'].map((entry) =>
+  spawn(process.execPath, [...nodeOptions, '--import', 'tsx', entry], {
     stdio: 'inherit',
     env: { ...process.env, ORRERY_SERVICE: entry.split('/')[0] },
   }),

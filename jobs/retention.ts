@@ -1,23 +1,43 @@
-import { createClickHouse } from '../platform/clickhouse.ts';
+import { pathToFileURL } from 'node:url';
+import { forgetExpiredTraces } from '../api/otlp/ledger.ts';
+import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { logger } from '../platform/logger.ts';
-import { dropExpiredSpanPartitions } from './span-retention.ts';
+import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
+import { dropExpiredSpanPartitions, retentionCutoff } from './span-retention.ts';
 
-// `npx tsx jobs/retention.ts`: the retention job, run once a day (or more often; it is idempotent).
-// Each store's cleanup is one step below; a step that fails fails the run, so the scheduler retries.
-const now = new Date();
-const log = logger.child({ job: 'retention' });
-const clickhouse = createClickHouse();
+// The retention job (001, Limits: Retention), idempotent: run by jobs/main.ts every hour, or by
+// hand with `npx tsx jobs/retention.ts`. Each store's cleanup is one step; a step that fails fails
+// the run, and the next run does it again.
 
-try {
-  // ClickHouse: spans whose trace was first received more than 30 days ago (001, Limits).
-  const dropped = await dropExpiredSpanPartitions(clickhouse, now);
-  log.info({ dropped }, `dropped ${dropped.length} expired span partitions`);
+export interface RetentionResult {
+  droppedPartitions: string[];
+  forgottenTraces: number;
+}
 
-  // Postgres: the ingest's admission ledger (spans already stored, spans per trace, deleted
-  // traces) past the same retention goes here, as its own step.
-} catch (error) {
-  log.error({ err: error }, 'retention failed');
-  process.exitCode = 1;
-} finally {
-  await clickhouse.close();
+export async function runRetention(
+  stores: { clickhouse: ClickHouseClient; pool: PgPool },
+  now = new Date(),
+): Promise<RetentionResult> {
+  // ClickHouse: whole partitions of spans whose trace was first received past retention.
+  const droppedPartitions = await dropExpiredSpanPartitions(stores.clickhouse, now);
+  // Postgres: the admission ledger's entries for the same traces, so their ids start afresh. No
+  // org lock: an admission racing with this only sees an expired trace as new, which it is.
+  const forgottenTraces = await inTransaction(stores.pool, (client) =>
+    forgetExpiredTraces(client, retentionCutoff(now), now),
+  );
+  return { droppedPartitions, forgottenTraces };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const clickhouse = createClickHouse();
+  const pool = createPgPool(2);
+  try {
+    const result = await runRetention({ clickhouse, pool });
+    logger.info({ job: 'retention', ...result }, 'retention done');
+  } catch (error) {
+    logger.error({ job: 'retention', err: error }, 'retention failed');
+    process.exitCode = 1;
+  } finally {
+    await Promise.all([clickhouse.close(), pool.end()]);
+  }
 }

@@ -1,3 +1,4 @@
+import { limits } from '../domain/tracing/truncation.ts';
 import { type ClickHouseClient, sql } from '../platform/clickhouse.ts';
 
 // Retention of stored spans (001, Limits: "30 days from the moment the first span of the trace was
@@ -5,8 +6,17 @@ import { type ClickHouseClient, sql } from '../platform/clickhouse.ts';
 // day its trace was first received, so a trace's spans share one partition and go together, and
 // retention drops whole partitions: cheap, and no mutation.
 
-export const spanRetentionDays = 30;
 const dayMs = 24 * 60 * 60 * 1000;
+
+/**
+ * Traces first received before this instant are past retention, with every span of theirs: the
+ * end of the UTC day 31 days ago, so a trace is never dropped before its 30 days are up, and its
+ * spans in ClickHouse and its entries in the admission ledger go at the same moment.
+ */
+export function retentionCutoff(now: Date): Date {
+  const dayStart = Math.floor((now.getTime() - (limits.retentionDays + 1) * dayMs) / dayMs) * dayMs;
+  return new Date(dayStart + dayMs);
+}
 
 /** A partition's day from its id, `YYYYMMDD` (toYYYYMMDD of the trace's first receipt, UTC). */
 export function partitionDay(partition: string): Date | undefined {
@@ -26,7 +36,7 @@ export function partitionDay(partition: string): Date | undefined {
 export function isPartitionExpired(partition: string, now: Date): boolean {
   const day = partitionDay(partition);
   if (!day) return false;
-  return day.getTime() + dayMs + spanRetentionDays * dayMs <= now.getTime();
+  return day.getTime() + dayMs <= retentionCutoff(now).getTime();
 }
 
 /** Drops every expired partition of `spans`; returns their ids, oldest first. */

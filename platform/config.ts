@@ -5,14 +5,21 @@ import { z } from 'zod';
 // with defaults that point at the local stack (`infra/`).
 const portNumber = z.coerce.number().int().min(1).max(65535);
 
+/** The sandbox token secret when ORRERY_TOKEN_SECRET is unset; the API warns at start-up. */
+export const developmentTokenSecret = 'orrery-development-token-secret-do-not-use-in-production';
+
 const environmentSchema = z.object({
   ORRERY_API_HOST: z.string().default('127.0.0.1'),
   ORRERY_API_PORT: portNumber.default(8080),
   ORRERY_CONSUMERS_PORT: portNumber.default(8090),
+  ORRERY_JOBS_PORT: portNumber.default(8091),
+  ORRERY_POST_CHARGES_EVERY_SECONDS: z.coerce.number().int().min(1).default(300),
+  ORRERY_RETENTION_EVERY_SECONDS: z.coerce.number().int().min(1).default(3600),
   ORRERY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Command-line tools log to stderr, so their stdout is only what they print (JSON with --json).
   ORRERY_LOG_DESTINATION: z.enum(['stdout', 'stderr']).default('stdout'),
   ORRERY_STACK_DIR: z.string().default('.stack'),
+  ORRERY_SANDBOX_DIR: z.string().default('.sandboxes'),
   ORRERY_KAFKA_BROKERS: z.string().default('127.0.0.1:19092'),
   ORRERY_KAFKA_CONTROLLER_PORT: portNumber.default(19093),
   ORRERY_REGISTRY_URL: z.url().default('http://127.0.0.1:18081'),
@@ -27,7 +34,9 @@ const environmentSchema = z.object({
   ORRERY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(4),
   ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   ORRERY_MODELS: z.string().default('[]'),
-  ORRERY_USAGE_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
+  // Signs sandbox tokens (api/auth/sandbox-tokens.ts); the default is for development only.
+  ORRERY_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').default(developmentTokenSecret),
+  ORRERY_SANDBOX_IDLE_CHECK_SECONDS: z.coerce.number().int().min(1).default(15),
 });
 
 // The models of the title and preview service (spec 000), each served by an OpenAI-compatible
@@ -82,14 +91,23 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
   return {
     api: { host: env.ORRERY_API_HOST, port: env.ORRERY_API_PORT },
     consumers: { port: env.ORRERY_CONSUMERS_PORT },
+    jobs: {
+      port: env.ORRERY_JOBS_PORT,
+      postChargesEverySeconds: env.ORRERY_POST_CHARGES_EVERY_SECONDS,
+      retentionEverySeconds: env.ORRERY_RETENTION_EVERY_SECONDS,
+    },
     logLevel: env.ORRERY_LOG_LEVEL,
     logDestination: env.ORRERY_LOG_DESTINATION,
     shutdownGraceMs: env.ORRERY_SHUTDOWN_GRACE_MS,
     inference: {
       models: parseModels(env.ORRERY_MODELS),
-      usagePublishTimeoutMs: env.ORRERY_USAGE_PUBLISH_TIMEOUT_MS,
     },
     stackDir: env.ORRERY_STACK_DIR,
+    sandboxDir: env.ORRERY_SANDBOX_DIR,
+    sandboxes: {
+      tokenSecret: env.ORRERY_TOKEN_SECRET,
+      idleCheckSeconds: env.ORRERY_SANDBOX_IDLE_CHECK_SECONDS,
+    },
     kafka: {
       brokers: env.ORRERY_KAFKA_BROKERS.split(',').map((broker) => broker.trim()),
       controllerPort: env.ORRERY_KAFKA_CONTROLLER_PORT,

@@ -70,3 +70,10 @@ export const spansReceived = new Counter({
   labelNames: ['verdict'] as const,
   registers: [metricsRegistry],
 });
+
+export const jobRuns = new Counter({
+  name: 'orrery_job_runs_total',
+  help: 'Runs of the periodic jobs, by job and outcome',
+  labelNames: ['job', 'outcome'] as const,
+  registers: [metricsRegistry],
+});

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runRetention } from '../../../jobs/retention.ts';
+import { retentionCutoff } from '../../../jobs/span-retention.ts';
+import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { spanId, traceId } from '../../harness/tracing.ts';
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform({ consumers: false });
+});
+afterAll(() => platform.stop());
+
+async function seedTrace(orgId: string, firstReceivedAt: Date) {
+  const trace = traceId();
+  await platform.pool.query(
+    'INSERT INTO ingest_traces (org_id, trace_id, span_count, first_received_at) VALUES ($1, $2, 1, $3)',
+    [orgId, trace, firstReceivedAt],
+  );
+  await platform.pool.query('INSERT INTO ingest_spans (org_id, trace_id, span_id) VALUES ($1, $2, $3)', [
+    orgId,
+    trace,
+    spanId(),
+  ]);
+  return trace;
+}
+
+it('forgets the admission ledger of traces past retention, with the same cutoff as the span partitions', async () => {
+  const orgId = `org_${randomUUID()}`;
+  const now = new Date();
+  const cutoff = retentionCutoff(now);
+  expect(now.getTime() - cutoff.getTime()).toBeGreaterThanOrEqual(30 * 24 * 3600 * 1000);
+  const expired = await seedTrace(orgId, new Date(cutoff.getTime() - 1));
+  const kept = await seedTrace(orgId, cutoff);
+  await platform.pool.query(
+    `INSERT INTO deleted_traces (org_id, trace_id, deleted_at) VALUES ($1, $2, now() - interval '25 hours'), ($1, $3, now())`,
+    [orgId, traceId(), kept],
+  );
+
+  const result = await runRetention({ clickhouse: platform.clickhouse, pool: platform.pool }, now);
+  expect(result.forgottenTraces).toBeGreaterThanOrEqual(1);
+
+  const traces = await platform.pool.query('SELECT trace_id FROM ingest_traces WHERE org_id = $1', [orgId]);
+  expect(traces.rows.map((row) => row.trace_id)).toEqual([kept]);
+  const spans = await platform.pool.query('SELECT trace_id FROM ingest_spans WHERE org_id = $1', [orgId]);
+  expect(spans.rows.map((row) => row.trace_id)).toEqual([kept]);
+  const deleted = await platform.pool.query('SELECT trace_id FROM deleted_traces WHERE org_id = $1', [orgId]);
+  expect(deleted.rows.map((row) => row.trace_id)).toEqual([kept]);
+  expect(expired).not.toBe(kept);
+});
