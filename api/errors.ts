@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { formatParam } from '../domain/params.ts';
 
 /**
  * The one error type of the API (Stripe's and OpenAI's convention): a stable `code` to branch
@@ -52,21 +53,15 @@ export const jsonErrorFormat: ErrorFormat = {
     }),
 };
 
-/** `['messages', '0', 'content']` → `messages[0].content`, the spec's `param` notation. */
-export function paramPath(path: readonly (string | number)[]): string {
-  return path.reduce<string>((text, part) => {
-    if (typeof part === 'number' || /^\d+$/.test(part)) return `${text}[${part}]`;
-    return text ? `${text}.${part}` : part;
-  }, '');
-}
-
 /** Turns whatever a handler or hook threw into an ApiError. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     const [first] = fastifyError.validation;
-    const param = paramPath((first?.instancePath ?? '').split('/').filter(Boolean));
+    // A JSON pointer's segments are strings; its array indexes are numbers in the spec's notation.
+    const segments = (first?.instancePath ?? '').split('/').filter(Boolean);
+    const param = formatParam(segments.map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment)));
     return new ApiError(
       'invalid_request',
       422,

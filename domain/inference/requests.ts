@@ -7,6 +7,7 @@
 // the model writes. Refusing is also the direction that can be relaxed later without breaking
 // a caller; the reverse cannot.
 import { z } from 'zod';
+import { describeType, formatParam, quoteList, valueAt } from '../params.ts';
 
 export const roles = ['user', 'assistant'] as const;
 export type Role = (typeof roles)[number];
@@ -103,44 +104,6 @@ function issuePath(issue: Issue): PathKey[] {
   if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined)
     return [...issue.path, issue.keys[0]];
   return [...issue.path];
-}
-
-const identifier = /^[A-Za-z_$][\w$]*$/;
-
-/** `['messages', 0, 'content']` → `messages[0].content`. */
-export function formatParam(path: readonly PathKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && identifier.test(key)) out += out === '' ? key : `.${key}`;
-    else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-}
-
-function valueAt(body: unknown, path: readonly PathKey[]): unknown {
-  let value = body;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-const typeNames: Record<string, string> = {
-  record: 'an object',
-  object: 'an object',
-  array: 'an array',
-  string: 'a string',
-  null: 'null',
-};
-
-function describeType(expected: string): string {
-  return typeNames[expected] ?? `a ${expected}`;
-}
-
-function quoteList(values: readonly unknown[]): string {
-  return values.map((v) => `\`${String(v)}\``).join(', ');
 }
 
 /** Expected types of a union's alternatives, e.g. `an object or a string`. */

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { describeType, formatParam, quoteList, valueAt } from '../params.ts';
 
 // Turning the first zod issue of a request into the `param` and `message` of a 422
 // invalid_request (spec, "Errors"). `param` is the path in the spec's notation (`metadata.env`,
@@ -34,19 +35,6 @@ export function describeIssue(issue: Issue, input: unknown): { param: string; me
   return { param, message: `Invalid ${field}: ${detail}.` };
 }
 
-const identifier = /^[A-Za-z_$][\w$]*$/;
-
-/** `['urls', 2]` → `urls[2]`; `['metadata', 'env']` → `metadata.env`; other keys quoted: `env["my-key"]`. */
-export function formatParam(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && identifier.test(key)) out += out === '' ? key : `.${key}`;
-    else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-}
-
 /** A required field left out: a type error on nothing, a union's discriminator or a refinement's field not sent. */
 function isMissing(issue: Issue, input: unknown): boolean {
   switch (issue.code) {
@@ -60,31 +48,6 @@ function isMissing(issue: Issue, input: unknown): boolean {
       return false;
   }
 }
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-const typeNames: Record<string, string> = {
-  int: 'an integer',
-  number: 'a number',
-  string: 'a string',
-  boolean: '`true` or `false`',
-  array: 'an array',
-  object: 'an object',
-  record: 'an object',
-};
-
-function describeType(expected: string): string {
-  return typeNames[expected] ?? `a ${expected}`;
-}
-
-const quoteList = (values: readonly unknown[]) => values.map((v) => `\`${String(v)}\``).join(', ');
 
 /** What to send instead, for issues whose schema has no message of its own. */
 function plainDetail(issue: Issue): string {

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formatParam,
-  parseInferenceBody,
-  previewRequest,
-  titleRequest,
-} from '../../../domain/inference/requests.ts';
+import { parseInferenceBody, previewRequest, titleRequest } from '../../../domain/inference/requests.ts';
+import { formatParam } from '../../../domain/params.ts';
 
 describe('parseInferenceBody: title request body', () => {
   it.each([
