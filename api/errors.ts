@@ -60,7 +60,7 @@ export function toApiError(error: unknown): ApiError {
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     const [first] = fastifyError.validation;
     // A JSON pointer's segments are strings; its array indexes are numbers in the spec's notation.
-    const segments = (first?.instancePath ?? '').split('/').filter(Boolean);
+    const segments: string[] = (first?.instancePath ?? '').split('/').filter(Boolean);
     const param = formatParam(segments.map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment)));
     return new ApiError(
       'invalid_request',

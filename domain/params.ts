@@ -7,8 +7,7 @@ const identifier = /^[A-Za-z_$][\w$]*$/;
 export function formatParam(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
-    if (typeof key === 'number' || (typeof key === 'string' && /^\d+$/.test(key) && out !== ''))
-      out += `[${String(key)}]`;
+    if (typeof key === 'number') out += `[${key}]`;
     else if (typeof key === 'string' && identifier.test(key)) out += out === '' ? key : `.${key}`;
     else out += `[${JSON.stringify(String(key))}]`;
   }
