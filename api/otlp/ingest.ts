@@ -144,9 +144,9 @@ export async function admitRequests(
       publish: recorded,
     };
     const ends = [locked, read, decided, recorded, performance.now()];
-    Object.entries(phases).forEach(([phase, from], index) =>
-      ingestPhaseDuration.observe({ phase }, (ends[index]! - from) / 1000),
-    );
+    Object.entries(phases).forEach(([phase, from], index) => {
+      ingestPhaseDuration.observe({ phase }, (ends[index]! - from) / 1000);
+    });
     return admissions;
   });
 }
@@ -197,7 +197,9 @@ export class AdmissionQueue {
           orgId,
           group.map((entry) => entry.spans),
         );
-        group.forEach((entry, index) => entry.resolve(admissions[index]!));
+        group.forEach((entry, index) => {
+          entry.resolve(admissions[index]!);
+        });
       } catch (error) {
         for (const entry of group) entry.reject(error);
       }

@@ -57,8 +57,10 @@ export function spanEventToWire(event: SpanEvent): Wire {
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const optionalText = (wire: Wire, key: string) => (typeof wire[key] === 'string' && key in wire ? (wire[key] as string) : null);
-const optionalCount = (wire: Wire, key: string) => (wire[key] === undefined || wire[key] === null ? null : Number(wire[key]));
+const optionalText = (wire: Wire, key: string) =>
+  typeof wire[key] === 'string' && key in wire ? (wire[key] as string) : null;
+const optionalCount = (wire: Wire, key: string) =>
+  wire[key] === undefined || wire[key] === null ? null : Number(wire[key]);
 const isKind = (value: unknown): value is SpanKind => spanKinds.includes(value as SpanKind);
 const statusCode = (value: unknown): 0 | 1 | 2 => (value === 1 || value === 2 ? value : 0);
 
