@@ -3,13 +3,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AdmissionLimits } from '../domain/tracing/admission.ts';
 import { limits } from '../domain/tracing/truncation.ts';
-import type { InferenceModelConfig } from '../platform/config.ts';
+import { config, developmentTokenSecret, type InferenceModelConfig } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import { accountPlugin } from './account/plugin.ts';
 import type { OrgDirectory } from './auth/org-directory.ts';
 import { authPlugin } from './auth/plugin.ts';
+import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
 import { billingPlugin } from './billing/plugin.ts';
 import { errorHandler, jsonErrorFormat } from './errors.ts';
 import { inferencePlugin } from './inference/plugin.ts';
@@ -17,6 +18,7 @@ import { observabilityPlugin } from './observability.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
+import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
 import { serverOptions } from './server-options.ts';
 
 export interface ApiDeps {
@@ -30,6 +32,8 @@ export interface ApiDeps {
   ready: () => boolean;
   /** The title and preview models; ORRERY_MODELS when absent. */
   models?: readonly InferenceModelConfig[];
+  /** The sandbox surface's runtime, desktop and background jobs (api/sandboxes/plugin.ts). */
+  sandboxes?: SandboxDeps & { tokenSecret?: string };
 }
 
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
@@ -64,7 +68,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(observabilityPlugin, { ready: deps.ready });
-  await app.register(authPlugin, { directory: deps.directory });
+  const tokenSecret = deps.sandboxes?.tokenSecret ?? config().sandboxes.tokenSecret;
+  if (tokenSecret === developmentTokenSecret)
+    deps.logger.warn('ORRERY_TOKEN_SECRET is unset: sandbox tokens are signed with the development secret');
+  const sandboxTokens = sandboxTokenCodec(tokenSecret);
+  await app.register(authPlugin, { directory: deps.directory, sandboxTokens });
   await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
   await app.register(otlpPlugin, {
     prefix: '/api/otlp',
@@ -75,8 +83,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(traceDeletionPlugin, { prefix: '/api', pool: deps.pool, producer: deps.producer });
   await app.register(queriesPlugin, { prefix: '/api' });
-  await app.register(inferencePlugin, { prefix: '/api/inference', ...deps });
+  await app.register(inferencePlugin, {
+    prefix: '/api/inference',
+    directory: deps.directory,
+    producer: deps.producer,
+    models: deps.models,
+  });
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
+  await app.register(sandboxesPlugin, { prefix: '/api', ...deps, ...deps.sandboxes, tokens: sandboxTokens });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

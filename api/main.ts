@@ -3,6 +3,8 @@ import { logger } from '../platform/logger.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { onShutdown } from '../platform/shutdown.ts';
 import { createEventProducer } from '../producers/producer.ts';
+import { createDesktop } from '../sandbox-runtime/desktop/index.ts';
+import { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import { buildApi } from './app.ts';
 import { followOrgStream, OrgDirectory } from './auth/org-directory.ts';
 
@@ -11,7 +13,22 @@ const producer = await createEventProducer('orrery-api');
 const directory = new OrgDirectory();
 const follower = await followOrgStream(directory, { registry: producer.registry, logger });
 const pool = createPgPool(20);
-const app = await buildApi({ logger, directory, producer, pool, ready: () => follower.isCaughtUp() });
+// The host's sandboxes: brought in line with the read model on start, idle ones stopped on a timer.
+const runtime = SandboxRuntime.fromConfig(config(), { log: (line) => logger.info(line) });
+const sandboxes = {
+  runtime,
+  desktop: createDesktop(runtime),
+  recoverOnStart: true,
+  idleCheckMs: config().sandboxes.idleCheckSeconds * 1000,
+};
+const app = await buildApi({
+  logger,
+  directory,
+  producer,
+  pool,
+  sandboxes,
+  ready: () => follower.isCaughtUp(),
+});
 await app.listen({ host: config().api.host, port: config().api.port });
 
 onShutdown(logger, async () => {

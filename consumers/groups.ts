@@ -1,4 +1,10 @@
 // Every consumer group of the platform. Each has a dead-letter topic created by provisioning.
-export const consumerGroupIds = ['orrery-org-postgres', 'orrery-usage-clickhouse'] as const;
+export const consumerGroupIds = [
+  'orrery-org-postgres',
+  'orrery-usage-clickhouse',
+  'orrery-usage-postgres',
+  'orrery-spans-clickhouse',
+  'orrery-sandbox-postgres',
+] as const;
 
 export type ConsumerGroupId = (typeof consumerGroupIds)[number];

@@ -1,7 +1,10 @@
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { orgPostgresProjection } from '../projections/org.ts';
+import { sandboxPostgresProjection } from '../projections/sandbox-postgres.ts';
+import { spansClickHouseProjection } from '../projections/spans-clickhouse.ts';
 import { usageClickHouseProjection } from '../projections/usage-clickhouse.ts';
+import { usagePostgresProjection } from '../projections/usage-postgres.ts';
 import type { ConsumerGroupId } from './groups.ts';
 import type { Projection } from './runtime.ts';
 
@@ -12,5 +15,8 @@ export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseCli
   return {
     'orrery-org-postgres': orgPostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-usage-clickhouse': usageClickHouseProjection(stores.clickhouse) as Projection<unknown>,
+    'orrery-usage-postgres': usagePostgresProjection(stores.pool) as Projection<unknown>,
+    'orrery-spans-clickhouse': spansClickHouseProjection(stores.clickhouse) as Projection<unknown>,
+    'orrery-sandbox-postgres': sandboxPostgresProjection(stores.pool) as Projection<unknown>,
   };
 }

@@ -2,16 +2,27 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Scope } from '../../domain/orgs/events.ts';
-import { insufficientScope, unauthorized } from '../errors.ts';
+import type { SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
+import { ApiError, insufficientScope, unauthorized } from '../errors.ts';
 import type { KeyPrincipal, OrgDirectory } from './org-directory.ts';
+import { isSandboxToken, type SandboxTokenCodec } from './sandbox-tokens.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** An onRequest hook: 401 without a live key, 403 `insufficient_scope` without `scope`. */
     requireKey(scope?: Scope): onRequestHookHandler;
+    /**
+     * For the desktop and screen routes (spec, "Authentication" 1, 4 to 8): a live key with
+     * `scope` (sets `principal`), or a sandbox token signed by us (sets `sandboxToken`; the route
+     * then checks its rules with domain/sandboxes' `checkToken` once it knows the sandbox).
+     * `fromQuery` also takes a sandbox token (never a key) from `?token=`: a browser's WebSocket
+     * cannot send headers.
+     */
+    requireKeyOrSandboxToken(scope: Scope, options?: { fromQuery?: boolean }): onRequestHookHandler;
   }
   interface FastifyRequest {
     principal?: KeyPrincipal;
+    sandboxToken?: SandboxTokenPayload;
   }
 }
 
@@ -27,9 +38,10 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /** The shared auth hook, registered once; errors are written by each surface's error handler. */
-export const authPlugin = fp<{ directory: OrgDirectory }>(
-  async (app, { directory }) => {
+export const authPlugin = fp<{ directory: OrgDirectory; sandboxTokens?: SandboxTokenCodec }>(
+  async (app, { directory, sandboxTokens }) => {
     app.decorateRequest('principal', undefined);
+    app.decorateRequest('sandboxToken', undefined);
     app.decorate('requireKey', (scope?: Scope): onRequestHookHandler => {
       return async (request: FastifyRequest, _reply: FastifyReply) => {
         const token = bearerToken(request);
@@ -39,6 +51,35 @@ export const authPlugin = fp<{ directory: OrgDirectory }>(
         request.principal = principal;
       };
     });
+    app.decorate('requireKeyOrSandboxToken', (scope: Scope, options: { fromQuery?: boolean } = {}) => {
+      return async (request: FastifyRequest, _reply: FastifyReply) => {
+        const fromHeader = bearerToken(request);
+        const token = fromHeader ?? (options.fromQuery ? queryToken(request) : undefined);
+        if (token !== undefined && isSandboxToken(token)) {
+          const payload = sandboxTokens?.decode(token);
+          if (!payload) throw invalidSandboxToken();
+          request.sandboxToken = payload;
+          return;
+        }
+        // An API key is taken from the header only: a URL ends up in logs and browser history.
+        const principal = fromHeader ? directory.principal(hashApiKey(fromHeader)) : undefined;
+        if (!principal) throw unauthorized();
+        if (!principal.scopes.includes(scope)) throw insufficientScope(scope);
+        request.principal = principal;
+      };
+    });
   },
   { name: 'orrery-auth' },
 );
+
+function queryToken(request: FastifyRequest): string | undefined {
+  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  return typeof token === 'string' && token !== '' ? token : undefined;
+}
+
+const invalidSandboxToken = () =>
+  new ApiError(
+    'unauthorized',
+    401,
+    'This sandbox token is not valid (altered, truncated, or signed by another server): mint a new one with POST /api/sandboxes/:id/tokens.',
+  );

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminDeps } from '../../api/admin/commands.ts';
-import { buildApi } from '../../api/app.ts';
+import { type ApiDeps, buildApi } from '../../api/app.ts';
 import { followOrgStream, OrgDirectory, type OrgFollower } from '../../api/auth/org-directory.ts';
 import { allProjections } from '../../consumers/projections.ts';
 import { type Projection, type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
@@ -29,6 +29,8 @@ export async function startTestPlatform(
     consumers?: boolean;
     beforeReady?: (api: FastifyInstance) => void;
     tracingLimits?: AdmissionLimits;
+    /** The sandbox surface's runtime, desktop, clock and background jobs (api/sandboxes/plugin.ts). */
+    sandboxes?: ApiDeps['sandboxes'];
   } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
@@ -49,6 +51,7 @@ export async function startTestPlatform(
     producer,
     pool,
     tracingLimits: options.tracingLimits,
+    sandboxes: options.sandboxes,
     ready: () => follower.isCaughtUp(),
   });
   options.beforeReady?.(api);

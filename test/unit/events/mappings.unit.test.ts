@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { OrgEvent } from '../../../domain/orgs/events.ts';
+import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
-import { wireObjectOptions } from '../../../platform/registry.ts';
+import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
 import type { StreamName } from '../../../platform/topics.ts';
 import { valueType } from '../../../schemas/events/index.ts';
 import { orgEventFromWire, orgEventToWire } from '../../../schemas/events/org-mapping.ts';
+import { sandboxEventFromWire, sandboxEventToWire } from '../../../schemas/events/sandbox-mapping.ts';
 import { spanEventFromWire, spanEventToWire } from '../../../schemas/events/spans-mapping.ts';
 import { usageFromWire, usageToWire } from '../../../schemas/events/usage-mapping.ts';
 
 // Each event through its mapping, protobuf bytes and back, as producers and consumers do it.
 function throughProtobuf(stream: StreamName, wire: Record<string, unknown>): Record<string, unknown> {
   const type = valueType(stream);
-  const bytes = type.encode(type.fromObject(wire)).finish();
+  const bytes = encodeWire(type, wire);
   return type.toObject(type.decode(bytes), wireObjectOptions);
 }
 
@@ -64,10 +66,77 @@ describe('event mappings round-trip through protobuf', () => {
       scopes: ['traces:write', 'sandboxes:write'],
     },
     { type: 'ApiKeyRevoked', eventId: 'e', orgId: 'o', occurredAt: at, keyId: 'k' },
-    { type: 'CreditGranted', eventId: 'e', orgId: 'o', occurredAt: at, grantId: 'g', amountCents: 12_345, reason: 'r' },
+    {
+      type: 'CreditGranted',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      grantId: 'g',
+      amountCents: 12_345,
+      reason: 'r',
+    },
     { type: 'TracingEnabled', eventId: 'e', orgId: 'o', occurredAt: at },
+    {
+      type: 'ChargePosted',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      chargeId: 'chg_1',
+      model: 'm',
+      day: '2026-11-22',
+      cents: 9_007_199_254_740_991,
+    },
   ])('org event $type', (event) => {
     expect(orgEventFromWire(throughProtobuf('org', orgEventToWire(event)))).toEqual(event);
+  });
+
+  const sandbox = { eventId: 'e', sandboxId: 'sbx_1', orgId: 'o', occurredAt: at };
+  it.each<SandboxEvent>([
+    {
+      ...sandbox,
+      type: 'SandboxCreated',
+      name: 'sb-0a1b2c',
+      size: 'xl',
+      metadata: { team: 'web', 'env.name': '' },
+      idleTimeoutSeconds: 604_800,
+      idempotencyKey: 'retry-1',
+      forkedFrom: null,
+      hasSecrets: false,
+    },
+    {
+      ...sandbox,
+      type: 'SandboxCreated',
+      name: 'copy',
+      size: 'small',
+      metadata: {},
+      idleTimeoutSeconds: 0,
+      idempotencyKey: null,
+      forkedFrom: 'sbx_source',
+      hasSecrets: true,
+    },
+    { ...sandbox, type: 'SandboxStarted' },
+    { ...sandbox, type: 'SandboxStopped', reason: 'requested' },
+    { ...sandbox, type: 'SandboxStopped', reason: 'idle_timeout' },
+    { ...sandbox, type: 'SandboxResumed' },
+    { ...sandbox, type: 'SandboxUpdated', metadata: { a: 'b' }, idleTimeoutSeconds: 60 },
+    // Absent and empty differ: `{}` removes every key, an absent field changes nothing; 0 is "never".
+    { ...sandbox, type: 'SandboxUpdated', metadata: {} },
+    { ...sandbox, type: 'SandboxUpdated', idleTimeoutSeconds: 0 },
+    { ...sandbox, type: 'SandboxUsed' },
+    { ...sandbox, type: 'SandboxSecretsSet' },
+    { ...sandbox, type: 'SandboxDestroyed' },
+    { ...sandbox, type: 'DesktopStartRequested', size: { width: 1920, height: 1080 } },
+    {
+      ...sandbox,
+      type: 'DesktopStarted',
+      display: ':1',
+      vncPort: 5900,
+      devtools: 'http://127.0.0.1:9222',
+      browser: 'chromium 126.0.6478.126',
+    },
+    { ...sandbox, type: 'DesktopStopped' },
+  ])('sandbox event $type', (event) => {
+    expect(sandboxEventFromWire(throughProtobuf('sandbox', sandboxEventToWire(event)))).toEqual(event);
   });
 
   it('usage recorded', () => {

@@ -1,0 +1,62 @@
+import { SandboxError } from '../../domain/sandboxes/errors.ts';
+import type { SandboxStatus } from '../../domain/sandboxes/sandbox.ts';
+import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import type { SandboxCommands } from './commands.ts';
+import type { Loaded } from './store.ts';
+
+// Bringing the host in line with the read model: what the runtime must do for each status the
+// decider can leave a sandbox in (domain/sandboxes/sandbox.ts). Every step is idempotent (the
+// runtime's create, fork, stop, resume and destroy answer a repeat with the state as it is), so
+// a command cut short by a crash is finished by running this again (recovery.ts), and a retried
+// create finishes what its first attempt began.
+
+type HostState = 'running' | 'stopped' | 'exited' | 'missing';
+
+async function hostState(runtime: SandboxRuntime, sandboxId: string): Promise<HostState> {
+  try {
+    return (await runtime.status(sandboxId)).state;
+  } catch (error) {
+    if (error instanceof SandboxError && error.code === 'not_found') return 'missing';
+    throw error;
+  }
+}
+
+type Step = (commands: SandboxCommands, loaded: Loaded, host: HostState) => Promise<Loaded>;
+
+const steps: Record<SandboxStatus, Step> = {
+  /** Created, forked or resumed: bring it up, then record that it runs (`create` resolves here). */
+  starting: async (commands, loaded, host) => {
+    const { runtime } = commands.deps;
+    const { sandbox } = loaded;
+    if (host === 'missing') {
+      if (sandbox.forkedFrom) await runtime.fork(sandbox.forkedFrom, sandbox.id);
+      else await runtime.create(sandbox.id, { size: sandbox.size });
+    } else if (host !== 'running') {
+      await runtime.resume(sandbox.id);
+    }
+    return commands.execute(commands.command(sandbox, 'ReportStarted'), loaded);
+  },
+  /** A dead init is restarted by the runtime on the next use; a frozen one is thawed now. */
+  running: async (commands, loaded, host) => {
+    if (host === 'stopped') await commands.deps.runtime.resume(loaded.sandbox.id);
+    if (host === 'missing')
+      commands.deps.logger.error(
+        { sandboxId: loaded.sandbox.id },
+        'sandboxes: running in the read model but unknown to the runtime; its files are gone',
+      );
+    return loaded;
+  },
+  stopped: async (commands, loaded, host) => {
+    if (host !== 'missing' && host !== 'stopped') await commands.deps.runtime.stop(loaded.sandbox.id);
+    return loaded;
+  },
+  deleted: async (commands, loaded, host) => {
+    if (host !== 'missing') await commands.deps.runtime.destroy(loaded.sandbox.id);
+    return loaded;
+  },
+};
+
+export async function converge(commands: SandboxCommands, loaded: Loaded): Promise<Loaded> {
+  const host = await hostState(commands.deps.runtime, loaded.sandbox.id);
+  return steps[loaded.sandbox.status](commands, loaded, host);
+}

@@ -1,0 +1,223 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireExisting, requireRunning } from '../../domain/sandboxes/decide.ts';
+import {
+  createSandboxBody,
+  createTokenBody,
+  execBody,
+  fileQuery,
+  fileSizeLimitBytes,
+  forkSandboxBody,
+  listSandboxesQuery,
+  updateSandboxBody,
+} from '../../domain/sandboxes/requests.ts';
+import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
+import { mintToken } from '../../domain/sandboxes/tokens.ts';
+import { callerOf, guard } from './access.ts';
+import { data, execAnswer, fileWrittenAnswer, sandboxData, sandboxObject, tokenAnswer } from './answers.ts';
+import { idParams, orEmpty, parse, type SandboxContext } from './context.ts';
+
+// The sandbox routes other than the desktop's (domain/sandboxes/routes.ts holds their paths and
+// who may call them): one route per client package call. Bodies and queries are parsed in the
+// handler with the domain's schemas, so a 422 names its field (`metadata.env`, `idle_timeout_seconds`).
+
+const tags = ['sandboxes'];
+const one = data(sandboxObject);
+
+/** The list's query as documented: `metadata[key]=value` per key, and `all`. */
+const listQueryDoc = z.object({
+  'metadata[key]': z.string().optional().describe('only sandboxes with this key and value; repeat per key'),
+  all: z.enum(['true', 'false']).optional().describe('include deleted sandboxes'),
+});
+
+export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = async (app, { ctx }) => {
+  const { commands, access, runtime } = ctx;
+  const route = (name: keyof typeof sandboxRoutes, scope = app) => ({
+    method: sandboxRoutes[name].method,
+    url: sandboxRoutes[name].path,
+    onRequest: guard(scope, name),
+  });
+
+  app.route({
+    ...route('sandboxes.create'),
+    schema: {
+      tags,
+      summary: 'Create a sandbox; answers once it runs',
+      body: createSandboxBody,
+      response: { 201: one },
+    },
+    handler: async (request, reply) => {
+      const body = parse(createSandboxBody, orEmpty(request.body));
+      const sandbox = await commands.create(callerOf(request).orgId, body);
+      return reply.status(201).send({ data: sandboxData(sandbox) });
+    },
+  });
+
+  app.route({
+    ...route('sandboxes.list'),
+    schema: {
+      tags,
+      summary: 'Sandboxes, newest first',
+      querystring: listQueryDoc,
+      response: { 200: data(z.array(sandboxObject)) },
+    },
+    handler: async (request) => {
+      const query = parse(listSandboxesQuery, request.query);
+      const sandboxes = await ctx.store.list(callerOf(request).orgId, query);
+      return { data: sandboxes.map(sandboxData) };
+    },
+  });
+
+  app.route({
+    ...route('sandboxes.get'),
+    schema: { tags, summary: 'One sandbox, by id or name', params: idParams, response: { 200: one } },
+    handler: async (request) => {
+      const { loaded } = await access.forRequest(request, 'sandboxes.get');
+      return { data: sandboxData(requireExisting(loaded.sandbox)) };
+    },
+  });
+
+  app.route({
+    ...route('sandbox.update'),
+    schema: {
+      tags,
+      summary: 'Replace metadata, change the idle timeout',
+      params: idParams,
+      body: updateSandboxBody,
+      response: { 200: one },
+    },
+    handler: async (request) => {
+      const body = parse(updateSandboxBody, orEmpty(request.body));
+      const { loaded } = await access.forRequest(request, 'sandbox.update');
+      return { data: sandboxData(await commands.update(loaded.sandbox, body)) };
+    },
+  });
+
+  const lifecycle = [
+    ['sandbox.stop', 'StopSandbox', 'Stop: files and processes are kept'],
+    ['sandbox.resume', 'ResumeSandbox', 'Resume a stopped sandbox; answers once it runs'],
+    ['sandbox.destroy', 'DestroySandbox', 'Delete the sandbox and its files'],
+  ] as const;
+  for (const [name, command, summary] of lifecycle) {
+    app.route({
+      ...route(name),
+      schema: { tags, summary, params: idParams, response: { 200: one } },
+      handler: async (request) => {
+        const { loaded } = await access.forRequest(request, name);
+        return { data: sandboxData(await commands.change(loaded.sandbox, command)) };
+      },
+    });
+  }
+
+  app.route({
+    ...route('sandbox.fork'),
+    schema: {
+      tags,
+      summary: 'A running copy with the same files and metadata',
+      params: idParams,
+      body: forkSandboxBody,
+      response: { 201: one },
+    },
+    handler: async (request, reply) => {
+      const body = parse(forkSandboxBody, orEmpty(request.body));
+      const { loaded } = await access.forRequest(request, 'sandbox.fork');
+      const copy = await commands.fork(requireExisting(loaded.sandbox), body.name);
+      return reply.status(201).send({ data: sandboxData(copy) });
+    },
+  });
+
+  app.route({
+    ...route('sandbox.exec'),
+    schema: {
+      tags,
+      summary: 'Run a shell command as root and wait',
+      params: idParams,
+      body: execBody,
+      response: { 200: data(execAnswer) },
+    },
+    handler: async (request) => {
+      const body = parse(execBody, request.body);
+      const { loaded } = await access.forRequest(request, 'sandbox.exec');
+      const sandbox = requireRunning(loaded.sandbox);
+      const options = { cwd: body.cwd, env: body.env, timeoutSeconds: body.timeout_seconds };
+      const outcome = await commands.use(sandbox, () => runtime.exec(sandbox.id, body.command, options));
+      return { data: outcome.result };
+    },
+  });
+
+  app.route({
+    ...route('sandbox.files.read'),
+    schema: {
+      tags,
+      summary: 'Read one file (raw bytes, up to 64 MiB)',
+      params: idParams,
+      querystring: fileQuery,
+    },
+    handler: async (request, reply) => {
+      const { path } = parse(fileQuery, request.query);
+      const { loaded } = await access.forRequest(request, 'sandbox.files.read');
+      const sandbox = requireRunning(loaded.sandbox);
+      const bytes = await commands.use(sandbox, () => runtime.readFile(sandbox.id, path));
+      return reply
+        .type('application/octet-stream')
+        .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    },
+  });
+
+  // A file's bytes arrive as they are, whatever their content type says (clients often send
+  // none, or text/plain): this route has a scope of its own where every body is raw bytes.
+  await app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    raw.route({
+      ...route('sandbox.files.write'),
+      // The bytes are the body, up to 64 MiB (a larger one is 422 on `contents`: errors.ts).
+      bodyLimit: fileSizeLimitBytes,
+      schema: {
+        tags,
+        summary: 'Write one file from the raw body (up to 64 MiB)',
+        params: idParams,
+        querystring: fileQuery,
+        response: { 200: data(fileWrittenAnswer) },
+      },
+      handler: async (request) => {
+        const { path } = parse(fileQuery, request.query);
+        const contents = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const { loaded } = await access.forRequest(request, 'sandbox.files.write');
+        const sandbox = requireRunning(loaded.sandbox);
+        return { data: await commands.use(sandbox, () => runtime.writeFile(sandbox.id, path, contents)) };
+      },
+    });
+  });
+
+  app.route({
+    ...route('sandbox.tokens.create'),
+    schema: {
+      tags,
+      summary: 'Mint a sandbox token (API key only)',
+      params: idParams,
+      body: createTokenBody,
+      response: { 201: data(tokenAnswer) },
+    },
+    handler: async (request, reply) => {
+      const body = parse(createTokenBody, request.body);
+      const { caller, loaded } = await access.forRequest(request, 'sandbox.tokens.create');
+      const token = mintToken(loaded.sandbox, {
+        keyId: caller.keyId,
+        abilities: body.abilities,
+        expiresInSeconds: body.expires_in,
+        origins: body.origins,
+        now: ctx.now(),
+      });
+      return reply.status(201).send({
+        data: {
+          token: ctx.tokens.encode(token),
+          sandbox: token.sandboxId,
+          abilities: token.abilities,
+          origins: token.origins,
+          expires_at: token.expiresAt.toISOString(),
+        },
+      });
+    },
+  });
+};

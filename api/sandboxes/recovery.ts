@@ -1,0 +1,93 @@
+import { createKafka } from '../../platform/kafka.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+import { topics } from '../../platform/topics.ts';
+import { sandboxProjectionGroupId } from '../../projections/sandbox-postgres.ts';
+import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import type { SandboxCommands } from './commands.ts';
+import type { SandboxStore } from './store.ts';
+
+// Recovery on start (DESIGN.md: a command must not be lost if the API dies between publishing
+// and acting). Commands publish first and act on the host after, so after a crash the read
+// model is ahead of the host, never behind. On start the API:
+//
+// 1. lets the runtime recover its own state (processes restarted or refrozen as last asked);
+// 2. waits until the sandbox projection has read the topic to where it ended at start, so the
+//    read model holds every event published before the crash;
+// 3. converges every sandbox the read model knows and the host may hold (converge.ts): a create,
+//    fork or resume cut short is brought up and reported started; a stop or destroy is finished.
+//
+// It runs in the background after the API is ready; commands meanwhile take the same locks.
+
+async function topicEnd(): Promise<Map<number, bigint>> {
+  const admin = createKafka('orrery-api-sandbox-recovery').admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topics.sandbox.name);
+    return new Map(offsets.map((end) => [end.partition, BigInt(end.high)] as const));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function projectedTo(pool: PgPool): Promise<Map<number, bigint>> {
+  const result = await pool.query<{ partition: number; next_offset: string }>(
+    'SELECT partition, next_offset::text FROM projection_offsets WHERE group_id = $1 AND topic = $2',
+    [sandboxProjectionGroupId, topics.sandbox.name],
+  );
+  return new Map(result.rows.map((row) => [row.partition, BigInt(row.next_offset)] as const));
+}
+
+/** True once the projection holds every event published before the call; false after `timeoutMs`. */
+export async function waitForSandboxProjection(pool: PgPool, timeoutMs: number): Promise<boolean> {
+  const end = await topicEnd();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const projected = await projectedTo(pool);
+    if ([...end].every(([partition, high]) => (projected.get(partition) ?? 0n) >= high)) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function recoverSandboxes(deps: {
+  commands: SandboxCommands;
+  store: SandboxStore;
+  runtime: SandboxRuntime;
+  pool: PgPool;
+  logger: Logger;
+  orgIds?: () => readonly string[];
+  projectionTimeoutMs?: number;
+}): Promise<{ converged: string[]; failed: string[] }> {
+  const { logger } = deps;
+  const outcomes = await deps.runtime.recover();
+  if (!(await waitForSandboxProjection(deps.pool, deps.projectionTimeoutMs ?? 60_000)))
+    logger.warn(
+      'sandboxes: recovery goes on with a read model behind the topic (are the consumers running?)',
+    );
+  const onHost = Object.keys(outcomes);
+  const known = await deps.store.toRecover(onHost, deps.orgIds?.());
+  const converged: string[] = [];
+  const failed: string[] = [];
+  for (const { sandbox } of known) {
+    try {
+      await deps.commands.settle(sandbox.id);
+      converged.push(sandbox.id);
+    } catch (error) {
+      failed.push(sandbox.id);
+      logger.error(
+        { err: error, sandboxId: sandbox.id },
+        'sandboxes: recovery could not converge the sandbox',
+      );
+    }
+  }
+  const knownIds = new Set(known.map(({ sandbox }) => sandbox.id));
+  const strangers = deps.orgIds ? [] : onHost.filter((id) => !knownIds.has(id));
+  if (strangers.length > 0)
+    logger.warn(
+      { sandboxIds: strangers },
+      'sandboxes: on this host but not in the read model; left as they are',
+    );
+  logger.info({ converged: converged.length, failed: failed.length }, 'sandboxes: recovered');
+  return { converged, failed };
+}

@@ -1,0 +1,109 @@
+import { useRecordingIntervalSeconds } from '../../domain/sandboxes/decide.ts';
+import type { Metadata } from '../../domain/sandboxes/events.ts';
+import { identifierKind } from '../../domain/sandboxes/names.ts';
+import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+import { type SandboxRow, sandboxColumns, sandboxFromRow } from '../../projections/sandbox-postgres.ts';
+
+// Reads of the sandbox read model (Postgres `sandboxes`, projected by
+// projections/sandbox-postgres.ts). Commands load their state here, and GETs answer from here.
+
+/** A sandbox's state and how many events made it (the projection's `version`). */
+export interface Loaded {
+  sandbox: Sandbox;
+  version: number;
+}
+
+const loaded = (row: SandboxRow): Loaded => ({ sandbox: sandboxFromRow(row), version: row.version });
+
+export class SandboxStore {
+  constructor(private readonly pool: PgPool) {}
+
+  private async one(where: string, values: unknown[]): Promise<Loaded | undefined> {
+    const result = await this.pool.query<SandboxRow>(
+      `SELECT ${sandboxColumns} FROM sandboxes WHERE ${where} LIMIT 1`,
+      values,
+    );
+    const row = result.rows[0];
+    return row ? loaded(row) : undefined;
+  }
+
+  /** By id, whatever its org (the runtime's reports and recovery). */
+  byId(sandboxId: string): Promise<Loaded | undefined> {
+    return this.one('sandbox_id = $1', [sandboxId]);
+  }
+
+  /**
+   * A route's `:id` in the caller's org: an id (deleted sandboxes included, so a repeated destroy
+   * answers), or the name of a sandbox that is not deleted (a deleted one's name is free again).
+   */
+  resolve(orgId: string, idOrName: string): Promise<Loaded | undefined> {
+    return identifierKind(idOrName) === 'id'
+      ? this.one('org_id = $1 AND sandbox_id = $2', [orgId, idOrName])
+      : this.one(`org_id = $1 AND name = $2 AND status <> 'deleted'`, [orgId, idOrName]);
+  }
+
+  byIdempotencyKey(orgId: string, key: string): Promise<Loaded | undefined> {
+    return this.one('org_id = $1 AND idempotency_key = $2', [orgId, key]);
+  }
+
+  async nameTaken(orgId: string, name: string): Promise<boolean> {
+    const result = await this.pool.query(
+      `SELECT 1 FROM sandboxes WHERE org_id = $1 AND name = $2 AND status <> 'deleted'`,
+      [orgId, name],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Newest first; with `metadata`, only sandboxes having every given key and value. */
+  async list(orgId: string, filter: { metadata?: Metadata; all: boolean }): Promise<Sandbox[]> {
+    const result = await this.pool.query<SandboxRow>(
+      `SELECT ${sandboxColumns} FROM sandboxes
+        WHERE org_id = $1 AND ($2 OR status <> 'deleted') AND metadata @> $3::jsonb
+        ORDER BY created_at DESC, sandbox_id DESC`,
+      [orgId, filter.all, JSON.stringify(filter.metadata ?? {})],
+    );
+    return result.rows.map(sandboxFromRow);
+  }
+
+  /**
+   * Running sandboxes whose idle timeout may have elapsed at `now` (the decider's `ExpireIdle`
+   * has the last word, with the same slack of one use-recording interval).
+   */
+  async idleCandidates(now: Date, orgIds?: readonly string[]): Promise<string[]> {
+    const result = await this.pool.query<{ sandbox_id: string }>(
+      `SELECT sandbox_id FROM sandboxes
+        WHERE status = 'running' AND idle_timeout_seconds > 0
+          AND last_used_at + make_interval(secs => idle_timeout_seconds + $2) <= $1
+          AND ($3::text[] IS NULL OR org_id = ANY($3))
+        ORDER BY last_used_at`,
+      [now, useRecordingIntervalSeconds, orgIds ?? null],
+    );
+    return result.rows.map((row) => row.sandbox_id);
+  }
+
+  /** Sandboxes the runtime must match on start: every one not deleted, and deleted ones it may still hold. */
+  async toRecover(runtimeIds: readonly string[], orgIds?: readonly string[]): Promise<Loaded[]> {
+    const result = await this.pool.query<SandboxRow>(
+      `SELECT ${sandboxColumns} FROM sandboxes
+        WHERE (status <> 'deleted' OR sandbox_id = ANY($1)) AND ($2::text[] IS NULL OR org_id = ANY($2))
+        ORDER BY created_at`,
+      [runtimeIds, orgIds ?? null],
+    );
+    return result.rows.map(loaded);
+  }
+
+  /** Resolves once the projection has applied `version` events to the sandbox; false on timeout. */
+  async waitForVersion(sandboxId: string, version: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
+      const result = await this.pool.query<{ version: number }>(
+        'SELECT version FROM sandboxes WHERE sandbox_id = $1',
+        [sandboxId],
+      );
+      if ((result.rows[0]?.version ?? 0) >= version) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { createApiKey, createOrg } from '../../../api/admin/commands.ts';
+import type { ApiDeps } from '../../../api/app.ts';
+import { hashApiKey } from '../../../api/auth/plugin.ts';
+import type { Scope } from '../../../domain/orgs/events.ts';
+import { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
+import { recordedIds } from '../../../sandbox-runtime/state.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+
+// The sandbox API of one test file: the platform in-process against the real stack, with a
+// runtime of real sandboxes in a state folder of its own, a clock the test can move, and the
+// file's own orgs (the idle-timeout job and recovery only touch those: the database is shared).
+
+/** Building the base filesystem on a fresh machine takes about a minute. */
+export const prepareTimeoutMs = 600_000;
+
+export interface TestClock {
+  now: () => Date;
+  advance(seconds: number): void;
+}
+
+export function testClock(): TestClock {
+  let offsetMs = 0;
+  return {
+    now: () => new Date(Date.now() + offsetMs),
+    advance: (seconds) => {
+      offsetMs += seconds * 1000;
+    },
+  };
+}
+
+export interface SandboxApi {
+  platform: TestPlatform;
+  runtime: SandboxRuntime;
+  clock: TestClock;
+  /** The file's first org and its key with `sandboxes:write`. */
+  orgId: string;
+  key: string;
+  keyId: string;
+  newOrg(name: string, scopes?: Scope[]): Promise<{ orgId: string; key: string; keyId: string }>;
+  call(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    options?: { body?: unknown; bearer?: string | null; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
+  cleanup(): Promise<void>;
+}
+
+/** `sandboxes` adds to the file's runtime, clock and orgs; a function gets the runtime (for a desktop). */
+export async function givenSandboxApi(
+  sandboxes: ApiDeps['sandboxes'] | ((runtime: SandboxRuntime) => ApiDeps['sandboxes']) = {},
+): Promise<SandboxApi> {
+  const dir = mkdtempSync(join(tmpdir(), 'orrery-sandbox-api-'));
+  const runtime = new SandboxRuntime({ dir });
+  await runtime.prepare();
+  const clock = testClock();
+  const orgIds: string[] = [];
+  const platform = await startTestPlatform({
+    sandboxes: {
+      runtime,
+      now: clock.now,
+      orgIds: () => orgIds,
+      ...(typeof sandboxes === 'function' ? sandboxes(runtime) : sandboxes),
+    },
+  });
+  async function newOrg(name: string, scopes: Scope[] = ['sandboxes:write']) {
+    const org = await createOrg(platform.admin, name);
+    orgIds.push(org.orgId);
+    const { key, keyId } = await createApiKey(platform.admin, org.orgId, scopes);
+    await eventually(async () => platform.directory.principal(hashApiKey(key)), 5_000, 'the key');
+    return { orgId: org.orgId, key, keyId };
+  }
+  const first = await newOrg('Sandboxes');
+  return {
+    platform,
+    runtime,
+    clock,
+    ...first,
+    newOrg,
+    call: (method, url, options = {}) => {
+      const bearer = options.bearer === undefined ? first.key : options.bearer;
+      const headers: Record<string, string> = { ...options.headers };
+      if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+      const body = options.body;
+      if (Buffer.isBuffer(body)) {
+        headers['content-type'] ??= 'application/octet-stream';
+        return platform.api.inject({ method, url, headers, payload: body });
+      }
+      return platform.api.inject({
+        method,
+        url,
+        headers,
+        ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
+      });
+    },
+    async cleanup() {
+      await platform.stop();
+      for (const id of recordedIds(dir)) await runtime.destroy(id);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
