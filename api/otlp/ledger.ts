@@ -4,6 +4,15 @@ import type { PgClient } from '../../platform/postgres.ts';
 // The admission ledger's reads and writes for one request (tables in the ingest-ledger
 // migration). The caller holds the org's lock and the transaction.
 
+const validTraceId = /^[0-9a-f]{32}$/;
+const validSpanId = /^[0-9a-f]{16}$/;
+
+// Ids are hex on the wire and in events, and 16- and 8-byte keys in the ledger (compact-ledger-ids
+// migration): these convert a hex span id to the bigint key and both keys back to hex.
+const spanKey = (hex: string) => `('x' || ${hex})::bit(64)::bigint`;
+const spanHex = (key: string) => `lpad(to_hex(${key}), 16, '0')`;
+const traceHex = (key: string) => `replace(${key}::text, '-', '')`;
+
 /** Serializes every admission and deletion of one org, across API processes, until commit. */
 export async function lockOrg(client: PgClient, orgId: string): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [orgId]);
@@ -19,7 +28,17 @@ export async function readLedger(
   client: PgClient,
   request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
 ): Promise<TraceFacts> {
-  const uniqueTraces = [...new Set(request.traceIds)];
+  // Only valid ids can be stored (admission refuses the rest), and only they convert to the
+  // ledger's uuid and bigint keys.
+  const traceIds: string[] = [];
+  const spanIds: string[] = [];
+  request.traceIds.forEach((traceId, index) => {
+    const spanId = request.spanIds[index]!;
+    if (!validTraceId.test(traceId) || !validSpanId.test(spanId)) return;
+    traceIds.push(traceId);
+    spanIds.push(spanId);
+  });
+  const uniqueTraces = [...new Set(traceIds)];
   const result = await client.query<{
     stored: [string, string][];
     traces: [string, number, string][];
@@ -27,16 +46,16 @@ export async function readLedger(
     monthly: [number, number] | null;
   }>(
     `SELECT
-       (SELECT coalesce(json_agg(json_build_array(s.trace_id, s.span_id)), '[]')
+       (SELECT coalesce(json_agg(json_build_array(${traceHex('s.trace_id')}, ${spanHex('s.span_id')})), '[]')
           FROM ingest_spans s
-          JOIN unnest($2::text[], $3::text[]) AS c(trace_id, span_id)
-            ON s.org_id = $1 AND s.trace_id = c.trace_id AND s.span_id = c.span_id) AS stored,
-       (SELECT coalesce(json_agg(json_build_array(trace_id, span_count, first_received_at)), '[]')
-          FROM ingest_traces WHERE org_id = $1 AND trace_id = ANY($4)) AS traces,
+          JOIN unnest($2::uuid[], $3::text[]) AS c(trace_id, span_id)
+            ON s.org_id = $1 AND s.trace_id = c.trace_id AND s.span_id = ${spanKey('c.span_id')}) AS stored,
+       (SELECT coalesce(json_agg(json_build_array(${traceHex('trace_id')}, span_count, first_received_at)), '[]')
+          FROM ingest_traces WHERE org_id = $1 AND trace_id = ANY($4::uuid[])) AS traces,
        (SELECT coalesce(json_agg(trace_id), '[]')
-          FROM deleted_traces WHERE org_id = $1 AND trace_id = ANY($4) AND deleted_at > $6) AS deleted,
+          FROM deleted_traces WHERE org_id = $1 AND trace_id = ANY($7::text[]) AND deleted_at > $6) AS deleted,
        (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $5) AS monthly`,
-    [request.orgId, request.traceIds, request.spanIds, uniqueTraces, request.month, request.deletedSince],
+    [request.orgId, traceIds, spanIds, uniqueTraces, request.month, request.deletedSince, uniqueTraces],
   );
   const row = result.rows[0]!;
   return {
@@ -66,10 +85,10 @@ export async function recordAccepted(
   await client.query(
     `WITH spans AS (
        INSERT INTO ingest_spans (org_id, trace_id, span_id)
-       SELECT $1, t, s FROM unnest($2::text[], $3::text[]) AS x(t, s) ON CONFLICT DO NOTHING
+       SELECT $1, t, ${spanKey('s')} FROM unnest($2::uuid[], $3::text[]) AS x(t, s) ON CONFLICT DO NOTHING
      ), traces AS (
        INSERT INTO ingest_traces (org_id, trace_id, span_count, first_received_at)
-       SELECT $1, t, n, $6 FROM unnest($4::text[], $5::int[]) AS x(t, n)
+       SELECT $1, t, n, $6 FROM unnest($4::uuid[], $5::int[]) AS x(t, n)
        ON CONFLICT (org_id, trace_id) DO UPDATE SET span_count = ingest_traces.span_count + EXCLUDED.span_count
      )
      INSERT INTO ingest_monthly (org_id, month, spans, bytes) VALUES ($1, $7, $8, $9)
@@ -97,12 +116,12 @@ export async function recordDeletion(
   now: Date,
 ): Promise<boolean> {
   const known = await client.query(
-    `WITH spans AS (DELETE FROM ingest_spans WHERE org_id = $1 AND trace_id = $2),
+    `WITH spans AS (DELETE FROM ingest_spans WHERE org_id = $1 AND trace_id = $2::text::uuid),
           remembered AS (
-            INSERT INTO deleted_traces (org_id, trace_id, deleted_at) VALUES ($1, $2, $3)
+            INSERT INTO deleted_traces (org_id, trace_id, deleted_at) VALUES ($1, $2::text, $3)
             ON CONFLICT (org_id, trace_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
           )
-     DELETE FROM ingest_traces WHERE org_id = $1 AND trace_id = $2 RETURNING trace_id`,
+     DELETE FROM ingest_traces WHERE org_id = $1 AND trace_id = $2::text::uuid RETURNING trace_id`,
     [orgId, traceId, now],
   );
   return (known.rowCount ?? 0) > 0;

@@ -17,11 +17,10 @@ async function seedTrace(orgId: string, firstReceivedAt: Date) {
     'INSERT INTO ingest_traces (org_id, trace_id, span_count, first_received_at) VALUES ($1, $2, 1, $3)',
     [orgId, trace, firstReceivedAt],
   );
-  await platform.pool.query('INSERT INTO ingest_spans (org_id, trace_id, span_id) VALUES ($1, $2, $3)', [
-    orgId,
-    trace,
-    spanId(),
-  ]);
+  await platform.pool.query(
+    "INSERT INTO ingest_spans (org_id, trace_id, span_id) VALUES ($1, $2, ('x' || $3)::bit(64)::bigint)",
+    [orgId, trace, spanId()],
+  );
   return trace;
 }
 
@@ -40,9 +39,10 @@ it('forgets the admission ledger of traces past retention, with the same cutoff 
   const result = await runRetention({ clickhouse: platform.clickhouse, pool: platform.pool }, now);
   expect(result.forgottenTraces).toBeGreaterThanOrEqual(1);
 
-  const traces = await platform.pool.query('SELECT trace_id FROM ingest_traces WHERE org_id = $1', [orgId]);
+  const hex = "replace(trace_id::text, '-', '') AS trace_id";
+  const traces = await platform.pool.query(`SELECT ${hex} FROM ingest_traces WHERE org_id = $1`, [orgId]);
   expect(traces.rows.map((row) => row.trace_id)).toEqual([kept]);
-  const spans = await platform.pool.query('SELECT trace_id FROM ingest_spans WHERE org_id = $1', [orgId]);
+  const spans = await platform.pool.query(`SELECT ${hex} FROM ingest_spans WHERE org_id = $1`, [orgId]);
   expect(spans.rows.map((row) => row.trace_id)).toEqual([kept]);
   const deleted = await platform.pool.query('SELECT trace_id FROM deleted_traces WHERE org_id = $1', [orgId]);
   expect(deleted.rows.map((row) => row.trace_id)).toEqual([kept]);
