@@ -1,4 +1,5 @@
 import { config } from '../platform/config.ts';
+import { defaultRootfsCache, ensureRootfs } from '../sandbox-runtime/rootfs.ts';
 import { provision } from './provision.ts';
 import { stackStatus, startStack, stopStack } from './stack/index.ts';
 
@@ -19,6 +20,9 @@ try {
     }
     await provision(config(), log);
     log('provisioned: migrations, topics, schemas');
+    // The sandboxes' base filesystem (Debian with the desktop's packages), built once and cached
+    // outside the checkout, so the first sandbox does not wait minutes for it.
+    await ensureRootfs(defaultRootfsCache(), log);
   } else if (command === 'stop') {
     await stopStack(config(), log);
   } else if (command === 'status') {

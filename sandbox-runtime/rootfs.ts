@@ -15,6 +15,7 @@ import {
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackages } from '../infra/stack/install.ts';
+import { desktopPackages, installPackages } from './desktop/packages.ts';
 import { hostEnv, hostProgram } from './host.ts';
 import { sandboxIdMap } from './user-namespace.ts';
 
@@ -27,8 +28,10 @@ import { sandboxIdMap } from './user-namespace.ts';
 export const rootfsRecipe = {
   suite: 'bookworm',
   variant: 'minbase',
-  /** Beyond minbase: `ps` and `pkill`. The desktop will add its own (Xvfb, Chromium, …). */
+  /** Beyond minbase: `ps` and `pkill`. */
   packages: ['procps'],
+  /** Then installed by apt: the desktop's X server, VNC, xdotool, Chromium… (desktop/packages.ts). */
+  desktopPackages,
   idMap: sandboxIdMap,
   revision: 1,
 };
@@ -56,6 +59,7 @@ export async function ensureRootfs(cacheDir: string, log: (line: string) => void
   log(`building the sandboxes' base filesystem (${rootfsVersion()}) with debootstrap into ${target}`);
   try {
     await debootstrap(building, log);
+    await installPackages(building, desktopPackages, log);
     tidy(building);
     shiftOwnership(building, sandboxIdMap.outside);
     const seconds = Math.round((Date.now() - started) / 1000);

@@ -1,6 +1,7 @@
 import { provision } from '../../../infra/provision.ts';
 import { startStack } from '../../../infra/stack/index.ts';
 import { parseConfig } from '../../../platform/config.ts';
+import { defaultRootfsCache, ensureRootfs } from '../../../sandbox-runtime/rootfs.ts';
 import type { StackProvider } from './provider.ts';
 
 /** The local processes of infra/ (no Docker): started, or reused when already healthy. */
@@ -15,6 +16,7 @@ export const localProvider: StackProvider = {
         .join(', ')}`,
     );
     await provision(config, log);
+    await ensureRootfs(defaultRootfsCache(), log);
     return { environment: {}, stop: async () => undefined };
   },
 };

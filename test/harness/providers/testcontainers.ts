@@ -1,6 +1,7 @@
 import { DockerComposeEnvironment, Wait } from 'testcontainers';
 import { provision } from '../../../infra/provision.ts';
 import { parseConfig } from '../../../platform/config.ts';
+import { defaultRootfsCache, ensureRootfs } from '../../../sandbox-runtime/rootfs.ts';
 import type { StackProvider } from './provider.ts';
 
 /**
@@ -21,6 +22,7 @@ export const testcontainersProvider: StackProvider = {
       .withWaitStrategy('registry-1', Wait.forHttp('/apis/ccompat/v7/subjects', 8080))
       .up();
     await provision(parseConfig(), log);
+    await ensureRootfs(defaultRootfsCache(), log);
     return { environment: {}, stop: () => environment.down().then(() => undefined) };
   },
 };

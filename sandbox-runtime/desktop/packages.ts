@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hostEnv, hostProgram } from '../host.ts';
+
+// The desktop's programs in the sandboxes' base filesystem (spec, "Desktop transitions": a
+// screen, a pointer and keyboard, a browser; "Embeddable screen": VNC). Installed by apt inside
+// the freshly debootstrapped base (rootfs.ts), not by debootstrap's `--include`: debootstrap
+// cannot choose between virtual packages (Chromium's GTK needs `dbus-session-bus`) and reads one
+// suite only, while apt resolves them and takes Chromium's fixes from bookworm-security.
+
+/** Package → why it is here. `--no-install-recommends`, so only what is listed and its needs. */
+const desktopPackageTable = {
+  xvfb: 'the screen: an X server drawing into memory',
+  openbox: 'a window manager, so the browser window is placed and focused',
+  x11vnc: 'the live screen: an RFB 3.8 server over the X display',
+  xdotool: "pointer and keyboard (spec's Input actions)",
+  imagemagick: 'screenshots: `import -window root`, crop and scale to PNG',
+  chromium: 'the browser, driven over its DevTools protocol',
+  'fonts-dejavu-core': 'a font, so pages render text',
+  'dbus-x11': "the session bus Chromium's GTK asks for (otherwise apt picks systemd's)",
+  python3: 'a language to serve and script pages inside the sandbox',
+} as const;
+
+export const desktopPackages = Object.keys(desktopPackageTable).sort();
+
+/**
+ * Installs `packages` into the Debian tree at `root` with its own apt, chrooted, in a private
+ * mount namespace (its /proc is mounted there only; nothing stays mounted on the host). Daemons
+ * are kept from starting (policy-rc.d); apt's downloads are removed by rootfs.ts afterwards.
+ */
+export async function installPackages(
+  root: string,
+  packages: readonly string[],
+  log: (line: string) => void,
+): Promise<void> {
+  const security = debianSecuritySource();
+  if (security !== undefined) {
+    writeFileSync(
+      join(root, 'etc/apt/sources.list.d/security.list'),
+      `deb ${security} bookworm-security main\n`,
+    );
+  }
+  writeFileSync(join(root, 'etc/resolv.conf'), readFileSync('/etc/resolv.conf'));
+  const policy = join(root, 'usr/sbin/policy-rc.d');
+  writeFileSync(policy, '#!/bin/sh\nexit 101\n');
+  chmodSync(policy, 0o755);
+  const apt = `apt-get update -q && apt-get install -y -q --no-install-recommends ${packages.join(' ')} && apt-get clean`;
+  const script =
+    'mount -t proc proc "$1/proc" && exec chroot "$1" /usr/bin/env -i "$2" "$3" "$4" /bin/sh -c "$5"';
+  const args = [
+    ...['--mount', '--fork', '/bin/sh', '-c', script, 'orrery-apt', root],
+    ...[`PATH=${hostEnv.PATH}`, 'LANG=C.UTF-8', 'DEBIAN_FRONTEND=noninteractive', apt],
+  ];
+  log(`installing the desktop's packages into the base: ${packages.join(' ')}`);
+  try {
+    await run(hostProgram('unshare'), args, log);
+  } finally {
+    rmSync(policy, { force: true });
+  }
+}
+
+/** The security mirror this host's apt uses, if it uses one (so a local mirror is honoured). */
+function debianSecuritySource(): string | undefined {
+  const sources = ['/etc/apt/sources.list.d/debian.sources', '/etc/apt/sources.list'];
+  for (const file of sources.filter(existsSync)) {
+    const uri = /(?:^URIs:\s*|^deb\s+(?:\[[^\]]*\]\s+)?)(\S+\/debian-security)\/?(?:\s|$)/m.exec(
+      readFileSync(file, 'utf8'),
+    );
+    if (uri?.[1] !== undefined) return uri[1];
+  }
+  return undefined;
+}
+
+function run(program: string, args: string[], log: (line: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { env: hostEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) return resolve();
+      log(tail);
+      reject(new Error(`installing the desktop's packages failed (${code}):\n${tail}`));
+    });
+  });
+}

@@ -1,0 +1,182 @@
+import type { Duplex } from 'node:stream';
+import { createRfbFilter, type RfbMode } from '../../../sandbox-runtime/desktop/rfb-filter.ts';
+
+// A minimal RFB 3.8 client (RFC 6143) for the tests, whose every byte to the server goes
+// through the live screen's filter in the given mode, as the API's screen proxy will send them.
+
+export interface ServerInit {
+  width: number;
+  height: number;
+  bitsPerPixel: number;
+  bigEndian: boolean;
+  shifts: { red: number; green: number; blue: number };
+  name: string;
+}
+
+export interface Rectangle {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  encoding: number;
+  pixels: Buffer;
+}
+
+export class RfbClient {
+  private buffered = Buffer.alloc(0);
+  private waiting: (() => void) | undefined;
+  private readonly filter;
+  init: ServerInit | undefined;
+
+  constructor(
+    private readonly stream: Duplex,
+    mode: RfbMode,
+  ) {
+    this.filter = createRfbFilter(mode);
+    stream.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      this.waiting?.();
+    });
+  }
+
+  async read(bytes: number, timeoutMs = 10_000): Promise<Buffer> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.buffered.length < bytes) {
+      if (Date.now() > deadline)
+        throw new Error(`the VNC server sent ${this.buffered.length} of ${bytes} bytes`);
+      await new Promise<void>((resolve) => {
+        this.waiting = resolve;
+        setTimeout(resolve, 100);
+      });
+    }
+    const out = this.buffered.subarray(0, bytes);
+    this.buffered = this.buffered.subarray(bytes);
+    return out;
+  }
+
+  /** Sends what the filter lets through; answers how many bytes that was. */
+  send(bytes: Buffer): number {
+    const { forward, error } = this.filter.push(bytes);
+    if (error !== undefined) throw new Error(error);
+    for (const part of forward) this.stream.write(part);
+    return forward.reduce((sum, part) => sum + part.length, 0);
+  }
+
+  async handshake(): Promise<ServerInit> {
+    const version = (await this.read(12)).toString('latin1');
+    if (version !== 'RFB 003.008\n') throw new Error(`server speaks ${JSON.stringify(version)}`);
+    this.send(Buffer.from(version, 'latin1'));
+    const count = (await this.read(1))[0] ?? 0;
+    const types = [...(await this.read(count))];
+    if (!types.includes(1)) throw new Error(`no None security among ${types.join(', ')}`);
+    this.send(Buffer.from([1]));
+    const result = (await this.read(4)).readUInt32BE(0);
+    if (result !== 0) throw new Error(`security result ${result}`);
+    this.send(Buffer.from([1])); // ClientInit: shared
+    const head = await this.read(24);
+    const name = (await this.read(head.readUInt32BE(20))).toString('utf8');
+    this.init = {
+      width: head.readUInt16BE(0),
+      height: head.readUInt16BE(2),
+      bitsPerPixel: head[4] ?? 0,
+      bigEndian: head[6] !== 0,
+      shifts: { red: head[14] ?? 0, green: head[15] ?? 0, blue: head[16] ?? 0 },
+      name,
+    };
+    // Raw encoding only, so every rectangle is plain pixels.
+    this.send(Buffer.from([2, 0, 0, 1, 0, 0, 0, 0]));
+    return this.init;
+  }
+
+  requestUpdate(x: number, y: number, width: number, height: number): number {
+    const message = Buffer.alloc(10);
+    message.writeUInt8(3, 0);
+    message.writeUInt8(0, 1); // not incremental: the whole area
+    for (const [i, value] of [x, y, width, height].entries()) message.writeUInt16BE(value, 2 + i * 2);
+    return this.send(message);
+  }
+
+  /** Reads server messages until a FramebufferUpdate, and answers its rectangles. */
+  async readUpdate(): Promise<Rectangle[]> {
+    const bytesPerPixel = (this.init?.bitsPerPixel ?? 32) / 8;
+    for (;;) {
+      const type = (await this.read(1))[0];
+      if (type === 2) continue; // Bell
+      if (type === 3) {
+        const head = await this.read(7); // ServerCutText
+        await this.read(head.readUInt32BE(3));
+        continue;
+      }
+      if (type !== 0) throw new Error(`unexpected server message ${type}`);
+      const count = (await this.read(3)).readUInt16BE(1);
+      const rectangles: Rectangle[] = [];
+      for (let i = 0; i < count; i++) {
+        const head = await this.read(12);
+        const rect = {
+          x: head.readUInt16BE(0),
+          y: head.readUInt16BE(2),
+          width: head.readUInt16BE(4),
+          height: head.readUInt16BE(6),
+          encoding: head.readInt32BE(8),
+        };
+        const pixels =
+          rect.encoding === 0 ? await this.read(rect.width * rect.height * bytesPerPixel) : Buffer.alloc(0);
+        rectangles.push({ ...rect, pixels });
+      }
+      return rectangles;
+    }
+  }
+
+  /** The colour of pixel `i` of a raw rectangle, by the server's pixel format (true colour). */
+  rgb(rect: Rectangle, i: number): [number, number, number] {
+    const init = this.init;
+    if (init?.bitsPerPixel !== 32) throw new Error('expected 32 bits per pixel');
+    const value = init.bigEndian ? rect.pixels.readUInt32BE(i * 4) : rect.pixels.readUInt32LE(i * 4);
+    const { red, green, blue } = init.shifts;
+    return [(value >> red) & 0xff, (value >> green) & 0xff, (value >> blue) & 0xff];
+  }
+
+  /**
+   * The colour at (x, y) as the server sends it: asks for that pixel and reads updates until a
+   * rectangle covers it (a server may send other changed areas, the cursor's, first).
+   */
+  async pixel(x: number, y: number): Promise<[number, number, number]> {
+    this.requestUpdate(x, y, 1, 1);
+    for (let updates = 0; updates < 20; updates++) {
+      for (const rect of await this.readUpdate()) {
+        const inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
+        if (inside && rect.encoding === 0) return this.rgb(rect, (y - rect.y) * rect.width + (x - rect.x));
+      }
+    }
+    throw new Error(`no update covered (${x}, ${y})`);
+  }
+
+  pointer(x: number, y: number, buttons: number): number {
+    const message = Buffer.alloc(6);
+    message.writeUInt8(5, 0);
+    message.writeUInt8(buttons, 1);
+    message.writeUInt16BE(x, 2);
+    message.writeUInt16BE(y, 4);
+    return this.send(message);
+  }
+
+  key(keysym: number, down: boolean): number {
+    const message = Buffer.alloc(8);
+    message.writeUInt8(4, 0);
+    message.writeUInt8(down ? 1 : 0, 1);
+    message.writeUInt32BE(keysym, 4);
+    return this.send(message);
+  }
+
+  cutText(text: string): number {
+    const bytes = Buffer.from(text, 'latin1');
+    const head = Buffer.alloc(8);
+    head.writeUInt8(6, 0);
+    head.writeUInt32BE(bytes.length, 4);
+    return this.send(Buffer.concat([head, bytes]));
+  }
+
+  close(): void {
+    this.stream.destroy();
+  }
+}
