@@ -138,7 +138,7 @@ export async function runConsumer<E>(
         });
     }
     if (delivered.length > 0) await projectOrIsolate(delivered, payload, dead);
-    if (dead.length > 0) await sendToDeadLetters(batch.topic, batch.partition, dead);
+    if (dead.length > 0) await sendToDeadLetters(batch.topic, batch.partition, dead, payload);
     await deps.hooks?.afterProjectBeforeCommit?.({
       topic: batch.topic,
       partition: batch.partition,
@@ -165,7 +165,39 @@ export async function runConsumer<E>(
     );
   }
 
-  async function sendToDeadLetters(topic: string, partition: number, dead: DeadLetter[]) {
+  /**
+   * The batch's offsets are committed only once its dead letters are on their topic, so nothing is
+   * lost; a refused send (Kafka away, the topic missing) is retried with backoff like a store.
+   */
+  async function sendToDeadLetters(
+    topic: string,
+    partition: number,
+    dead: DeadLetter[],
+    payload: EachBatchPayload,
+  ) {
+    const messages = dead.map((entry) => ({
+      key: entry.message.key,
+      value: entry.message.value,
+      headers: {
+        'orrery.dlq.reason': entry.reason,
+        'orrery.dlq.error': entry.error.slice(0, 4000),
+        'orrery.dlq.topic': topic,
+        'orrery.dlq.partition': String(partition),
+        'orrery.dlq.offset': entry.message.offset,
+      },
+    }));
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await deps.producer.sendRaw(deadLetterTopic(groupId), messages);
+        break;
+      } catch (error) {
+        if (!payload.isRunning()) throw error;
+        const delay = Math.min(maxBackoffMs, 200 * 2 ** attempt);
+        log.warn({ err: error, attempt, delay }, 'dead-letter topic unavailable; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        await payload.heartbeat();
+      }
+    }
     for (const entry of dead) {
       log.error(
         { reason: entry.reason, offset: entry.message.offset, partition, error: entry.error },
@@ -173,20 +205,6 @@ export async function runConsumer<E>(
       );
       messagesDeadLettered.inc({ group: groupId, reason: entry.reason });
     }
-    await deps.producer.sendRaw(
-      deadLetterTopic(groupId),
-      dead.map((entry) => ({
-        key: entry.message.key,
-        value: entry.message.value,
-        headers: {
-          'orrery.dlq.reason': entry.reason,
-          'orrery.dlq.error': entry.error.slice(0, 4000),
-          'orrery.dlq.topic': topic,
-          'orrery.dlq.partition': String(partition),
-          'orrery.dlq.offset': entry.message.offset,
-        },
-      })),
-    );
   }
 
   await consumer.run({

@@ -114,9 +114,12 @@ d=${desktopDir}; end=$(( $(date +%s) + ${seconds} ))
 mkdir -p "$d" /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix && cd "$d" && : > pids.new || exit 1
 export ORRERY_DESKTOP=${marker}
 start() { name=$1; shift; setsid "$@" </dev/null >"$name.log" 2>&1 & echo "$name $!" >> pids.new; }
+# Alive and not a zombie: right after start the process may still be \`setsid\` before its exec,
+# so its name is no test yet.
+alive() { state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ]; }
 waiting() {
   for line in $(cat pids.new | tr ' ' ':'); do
-    [ "$(cat /proc/\${line#*:}/comm 2>/dev/null)" = "\${line%%:*}" ] || { echo "\${line%%:*} exited:" >&2; tail -n 20 "\${line%%:*}.log" >&2; exit 1; }
+    alive "\${line#*:}" || { echo "\${line%%:*} exited:" >&2; tail -n 20 "\${line%%:*}.log" >&2; exit 1; }
   done
   [ "$(date +%s)" -lt "$end" ] || { echo "timed out waiting for $1" >&2; exit 1; }
   sleep 0.1

@@ -6,8 +6,10 @@ import { allProjections } from '../../consumers/projections.ts';
 import { type Projection, type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
 import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { createKafka } from '../../platform/kafka.ts';
 import { logger } from '../../platform/logger.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
+import { deadLetterTopic } from '../../platform/topics.ts';
 import { createEventProducer, type EventProducer } from '../../producers/producer.ts';
 
 /**
@@ -73,13 +75,18 @@ export async function startTestPlatform(
   };
 }
 
-/** Runs one projection under a consumer group of the test's own, with optional hooks. */
-export function runProjectionAs<E>(
+/** Runs one projection under a consumer group of the test's own (and its dead-letter topic). */
+export async function runProjectionAs<E>(
   platform: Pick<TestPlatform, 'producer'>,
   projection: Projection<E>,
   groupId: string,
   hooks?: Parameters<typeof runConsumer>[1]['hooks'],
 ): Promise<RunningConsumer> {
+  const admin = createKafka('orrery-test-admin').admin();
+  await admin.connect();
+  await admin
+    .createTopics({ topics: [{ topic: deadLetterTopic(groupId), numPartitions: 1 }] })
+    .finally(() => admin.disconnect());
   return runConsumer(
     { ...projection, groupId },
     { registry: platform.producer.registry, producer: platform.producer, logger, hooks },

@@ -126,11 +126,11 @@ describe('latency_ms is the model time', () => {
     const response = await invoke(service.api, 'scribe/v1/titles', titleBody, customer.key);
     const total = performance.now() - started;
     const latency = response.json().latency_ms as number;
+    // At least the model's scripted 300 ms, and less than the whole request: the rest is ours
+    // (parsing, rendering, checks, the usage event's acknowledgement). No upper bound on speed:
+    // these machines are shared; bench/inference measures it.
     expect(latency).toBeGreaterThanOrEqual(300);
-    expect(latency).toBeLessThan(400);
-    // The rest is ours: parsing, rendering, checks and the usage event's acknowledgement.
     expect(total - latency).toBeGreaterThan(0);
-    expect(total - latency).toBeLessThan(250);
     const logged = await loggedRequest(service.api, customer.key, String(response.headers['x-request-id']));
     expect(logged.latency_ms).toBe(latency);
   });

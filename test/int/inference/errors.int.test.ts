@@ -168,7 +168,7 @@ describe('402 insufficient_credit', () => {
 
 describe('502 upstream_unavailable: the model did not answer', () => {
   it.each<[string, Parameters<InferenceService['model']['script']>[0], number]>([
-    ['too slow (timeout)', () => ({ line: 'Too late to matter', delayMs: 1500 }), 1],
+    ['too slow (timeout)', () => ({ line: 'Too late to matter', delayMs: 6000 }), 1],
     ['a 5xx on every attempt', () => ({ status: 500 }), 2],
     ['a 4xx', () => ({ status: 400 }), 1],
     ['garbage JSON', () => ({ raw: '{"choices": [' }), 1],
@@ -182,7 +182,9 @@ describe('502 upstream_unavailable: the model did not answer', () => {
     const response = await invoke(service.api, 'scribe/v1/titles', titleBody, customer.key);
     expectError(response, 502, 'upstream_unavailable', 'api_error');
     expect(asked() - before).toBe(attempts);
-    expect(performance.now() - started).toBeLessThan(1500);
+    // Answered before the slowest scripted model would have (6 s): the timeout cut it short. A
+    // wide margin, not a speed check: these machines are shared.
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('answers 502 when the model is down (connection refused)', async () => {
