@@ -45,13 +45,21 @@ export async function readLedger(
     deleted: string[];
     monthly: [number, number] | null;
   }>(
-    `SELECT
+    // A span can be stored only if its trace is (both are written in one transaction and
+    // forgotten together), so only spans of known traces are looked up in the large span index:
+    // a batch of new traces costs a few trace lookups, not one per span.
+    `WITH known AS (
+       SELECT trace_id, span_count, first_received_at FROM ingest_traces
+        WHERE org_id = $1 AND trace_id = ANY($4::uuid[])
+     )
+     SELECT
        (SELECT coalesce(json_agg(json_build_array(${traceHex('s.trace_id')}, ${spanHex('s.span_id')})), '[]')
-          FROM ingest_spans s
-          JOIN unnest($2::uuid[], $3::text[]) AS c(trace_id, span_id)
+          FROM unnest($2::uuid[], $3::text[]) AS c(trace_id, span_id)
+          JOIN known k ON k.trace_id = c.trace_id
+          JOIN ingest_spans s
             ON s.org_id = $1 AND s.trace_id = c.trace_id AND s.span_id = ${spanKey('c.span_id')}) AS stored,
        (SELECT coalesce(json_agg(json_build_array(${traceHex('trace_id')}, span_count, first_received_at)), '[]')
-          FROM ingest_traces WHERE org_id = $1 AND trace_id = ANY($4::uuid[])) AS traces,
+          FROM known) AS traces,
        (SELECT coalesce(json_agg(trace_id), '[]')
           FROM deleted_traces WHERE org_id = $1 AND trace_id = ANY($7::text[]) AND deleted_at > $6) AS deleted,
        (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $5) AS monthly`,

@@ -69,7 +69,8 @@ export function postgresComponent(config: Config): Component {
           '-c',
           'max_connections=200',
           '-c',
-          'shared_buffers=128MB',
+          // The ingest ledger's indexes are read for every request; keep them in shared memory.
+          'shared_buffers=1GB',
         ],
         unprivileged: true,
       });
