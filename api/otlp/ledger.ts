@@ -10,7 +10,6 @@ const validSpanId = /^[0-9a-f]{16}$/;
 // Ids are hex on the wire and in events, and 16- and 8-byte keys in the ledger (compact-ledger-ids
 // migration): these convert a hex span id to the bigint key and both keys back to hex.
 const spanKey = (hex: string) => `('x' || ${hex})::bit(64)::bigint`;
-const spanHex = (key: string) => `lpad(to_hex(${key}), 16, '0')`;
 const traceHex = (key: string) => `replace(${key}::text, '-', '')`;
 
 /** Serializes every admission and deletion of one org, across API processes, until commit. */
@@ -23,57 +22,71 @@ export interface TraceFacts extends LedgerFacts {
   traceFirstReceived: ReadonlyMap<string, Date>;
 }
 
-/** Everything admission needs, in one round trip, set-based over the request's ids. */
+/**
+ * Everything admission needs, set-based over the request's ids: one round trip for the traces,
+ * the deletions and the month, and a second only when some spans belong to traces already known.
+ */
 export async function readLedger(
   client: PgClient,
   request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
 ): Promise<TraceFacts> {
   // Only valid ids can be stored (admission refuses the rest), and only they convert to the
   // ledger's uuid and bigint keys.
-  const traceIds: string[] = [];
-  const spanIds: string[] = [];
-  request.traceIds.forEach((traceId, index) => {
-    const spanId = request.spanIds[index]!;
-    if (!validTraceId.test(traceId) || !validSpanId.test(spanId)) return;
-    traceIds.push(traceId);
-    spanIds.push(spanId);
-  });
-  const uniqueTraces = [...new Set(traceIds)];
+  const uniqueTraces = [...new Set(request.traceIds.filter((traceId) => validTraceId.test(traceId)))];
   const result = await client.query<{
-    stored: [string, string][];
     traces: [string, number, string][];
     deleted: string[];
     monthly: [number, number] | null;
   }>(
-    // A span can be stored only if its trace is (both are written in one transaction and
-    // forgotten together), so only spans of known traces are looked up in the large span index:
-    // a batch of new traces costs a few trace lookups, not one per span.
-    `WITH known AS (
-       SELECT trace_id, span_count, first_received_at FROM ingest_traces
-        WHERE org_id = $1 AND trace_id = ANY($4::uuid[])
-     )
-     SELECT
-       (SELECT coalesce(json_agg(json_build_array(${traceHex('s.trace_id')}, ${spanHex('s.span_id')})), '[]')
-          FROM unnest($2::uuid[], $3::text[]) AS c(trace_id, span_id)
-          JOIN known k ON k.trace_id = c.trace_id
-          JOIN ingest_spans s
-            ON s.org_id = $1 AND s.trace_id = c.trace_id AND s.span_id = ${spanKey('c.span_id')}) AS stored,
+    `SELECT
        (SELECT coalesce(json_agg(json_build_array(${traceHex('trace_id')}, span_count, first_received_at)), '[]')
-          FROM known) AS traces,
+          FROM ingest_traces WHERE org_id = $1 AND trace_id = ANY($2::uuid[])) AS traces,
        (SELECT coalesce(json_agg(trace_id), '[]')
-          FROM deleted_traces WHERE org_id = $1 AND trace_id = ANY($7::text[]) AND deleted_at > $6) AS deleted,
+          FROM deleted_traces WHERE org_id = $1 AND trace_id = ANY($3::text[]) AND deleted_at > $4) AS deleted,
        (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $5) AS monthly`,
-    [request.orgId, traceIds, spanIds, uniqueTraces, request.month, request.deletedSince, uniqueTraces],
+    [request.orgId, uniqueTraces, uniqueTraces, request.deletedSince, request.month],
   );
   const row = result.rows[0]!;
+  const known = new Set(row.traces.map(([traceId]) => traceId));
   return {
-    storedSpanKeys: new Set(row.stored.map(([traceId, spanId]) => `${traceId}:${spanId}`)),
+    storedSpanKeys: await storedSpans(client, request, known),
     traceSpanCounts: new Map(row.traces.map(([traceId, count]) => [traceId, count])),
     traceFirstReceived: new Map(row.traces.map(([traceId, , first]) => [traceId, new Date(first)])),
     deletedTraceIds: new Set(row.deleted),
     monthSpans: Number(row.monthly?.[0] ?? 0),
     monthBytes: Number(row.monthly?.[1] ?? 0),
   };
+}
+
+/**
+ * Which of the request's spans are stored already. A span can be stored only if its trace is
+ * (both are written in one transaction and forgotten together), so a batch of new traces needs no
+ * look-up at all. The others are probed one key at a time (LATERAL … LIMIT 1): a join here let the
+ * planner scan all of a busy org's spans instead.
+ */
+async function storedSpans(
+  client: PgClient,
+  request: { orgId: string; traceIds: string[]; spanIds: string[] },
+  knownTraces: ReadonlySet<string>,
+): Promise<Set<string>> {
+  const traceIds: string[] = [];
+  const spanIds: string[] = [];
+  request.traceIds.forEach((traceId, index) => {
+    const spanId = request.spanIds[index]!;
+    if (!knownTraces.has(traceId) || !validSpanId.test(spanId)) return;
+    traceIds.push(traceId);
+    spanIds.push(spanId);
+  });
+  if (traceIds.length === 0) return new Set();
+  const result = await client.query<{ trace_id: string; span_id: string }>(
+    `SELECT c.trace_id, c.span_id
+       FROM unnest($2::text[], $3::text[]) AS c(trace_id, span_id),
+            LATERAL (SELECT 1 FROM ingest_spans s
+                      WHERE s.org_id = $1 AND s.trace_id = c.trace_id::uuid AND s.span_id = ${spanKey('c.span_id')}
+                      LIMIT 1) AS hit`,
+    [request.orgId, traceIds, spanIds],
+  );
+  return new Set(result.rows.map((stored) => `${stored.trace_id}:${stored.span_id}`));
 }
 
 /** Records the accepted spans, their traces' counts and the org's month, in one round trip. */
@@ -140,9 +153,11 @@ export async function recordDeletion(
  * spans, and deletions older than a day (their 24-hour refusal is over).
  */
 export async function forgetExpiredTraces(client: PgClient, cutoff: Date, now: Date): Promise<number> {
+  // Driven by the expired traces (index on first_received_at) and the span key's prefix, so a
+  // run with nothing to forget reads almost nothing, however large the ledger.
   await client.query(
-    `DELETE FROM ingest_spans s USING ingest_traces t
-      WHERE s.org_id = t.org_id AND s.trace_id = t.trace_id AND t.first_received_at < $1`,
+    `DELETE FROM ingest_spans
+      WHERE (org_id, trace_id) IN (SELECT org_id, trace_id FROM ingest_traces WHERE first_received_at < $1)`,
     [cutoff],
   );
   const traces = await client.query('DELETE FROM ingest_traces WHERE first_received_at < $1', [cutoff]);
