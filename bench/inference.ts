@@ -62,16 +62,20 @@ const setup: OrgEvent[] = [
 await publishOrgEvents(producer, setup);
 await producer.disconnect();
 
-const api: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
-  stdio: ['ignore', 'ignore', 'inherit'],
-  env: {
-    ...process.env,
-    ORRERY_API_PORT: String(port),
-    ORRERY_MODELS: JSON.stringify(models),
-    ORRERY_LOG_LEVEL: 'warn',
-    ORRERY_SERVICE: 'bench-api',
+const api: ChildProcess = spawn(
+  process.execPath,
+  [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'api/main.ts'],
+  {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      ORRERY_API_PORT: String(port),
+      ORRERY_MODELS: JSON.stringify(models),
+      ORRERY_LOG_LEVEL: 'warn',
+      ORRERY_SERVICE: 'bench-api',
+    },
   },
-});
+);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 const body = JSON.stringify({

@@ -19,6 +19,18 @@ export interface EventProducer {
   readonly registry: SchemaRegistry;
 }
 
+/**
+ * Gzip pays for itself on large batches (span events) and only costs CPU on small ones (a few
+ * usage or org events), so small batches go as they are. Any Kafka client reads both.
+ */
+const compressAboveBytes = 16 * 1024;
+
+function compressionFor(batch: { messages: Message[] }[]): CompressionTypes {
+  let bytes = 0;
+  for (const entry of batch) for (const message of entry.messages) bytes += message.value?.length ?? 0;
+  return bytes >= compressAboveBytes ? CompressionTypes.GZIP : CompressionTypes.None;
+}
+
 export class PublishFailed extends Error {
   constructor(message: string, options?: { cause: unknown }) {
     super(message, options);
@@ -84,7 +96,7 @@ export async function createEventProducer(
         await connected;
         await producer.sendBatch({
           acks: -1,
-          compression: CompressionTypes.GZIP,
+          compression: compressionFor(batch),
           topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
         });
         for (const [topic, messages] of byTopic) messagesProduced.inc({ topic }, messages.length);

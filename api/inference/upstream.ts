@@ -1,9 +1,12 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { z } from 'zod';
 import type { PromptMessages } from '../../domain/inference/render-chat.ts';
 import type { InferenceModelConfig } from '../../platform/config.ts';
 
 // One question to a model behind an OpenAI-compatible chat-completions endpoint (vLLM,
-// llama.cpp's server, Ollama, hosted gateways), through Node's fetch (undici, keep-alive).
+// llama.cpp's server, Ollama, hosted gateways), over node:http with keep-alive connections
+// (fetch measured about 1 ms of CPU per request more at 500 requests/s: bench/inference).
 // Retries only a refused or reset connection and a 5xx, and only within the model's time budget;
 // a timeout, any other status or an answer that is not a chat completion is final (502).
 
@@ -72,31 +75,64 @@ export async function askModel(model: DeployedModel, messages: PromptMessages): 
 
 const roundMs = (ms: number) => Math.round(ms * 100) / 100;
 
+const agents = {
+  'http:': new HttpAgent({ keepAlive: true, maxSockets: 256 }),
+  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 256 }),
+};
+
+/** One POST: the status and the body, or the connection error; rejects with `timeout` past budgetMs. */
+function post(
+  request: { url: string; headers: Record<string, string>; body: string },
+  budgetMs: number,
+): Promise<{ status: number; text: string }> {
+  const url = new URL(request.url);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = send(
+      url,
+      {
+        method: 'POST',
+        agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
+        headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
+    const timer = setTimeout(() => outgoing.destroy(new TimeoutError()), Math.ceil(budgetMs));
+    outgoing.on('close', () => clearTimeout(timer));
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
 async function attemptOnce(
   request: { url: string; headers: Record<string, string>; body: string },
   budgetMs: number,
 ): Promise<Attempt> {
   if (budgetMs <= 0) return { ok: false, retryable: false, reason: 'timeout' };
   try {
-    const response = await fetch(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: AbortSignal.timeout(Math.ceil(budgetMs)),
-    });
-    const text = await response.text();
-    if (!response.ok) {
+    const response = await post(request, budgetMs);
+    if (response.status < 200 || response.status >= 300) {
       return { ok: false, retryable: response.status >= 500, reason: `status ${response.status}` };
     }
-    return readCompletion(text);
+    return readCompletion(response.text);
   } catch (error) {
-    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-      return { ok: false, retryable: false, reason: 'timeout' };
-    // fetch fails with a TypeError ("fetch failed", "terminated") whose cause is the connection
-    // error (ECONNREFUSED, ECONNRESET, …); anything else is a bug of ours and is thrown.
-    if (!(error instanceof TypeError)) throw error;
-    const cause = error.cause instanceof Error ? error.cause.message : error.message;
-    return { ok: false, retryable: true, reason: `connection: ${cause}` };
+    if (error instanceof TimeoutError) return { ok: false, retryable: false, reason: 'timeout' };
+    // A refused, reset or dropped connection (ECONNREFUSED, ECONNRESET, "socket hang up").
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined || (error instanceof Error && /socket hang up|aborted/.test(error.message)))
+      return { ok: false, retryable: true, reason: `connection: ${code ?? (error as Error).message}` };
+    throw error;
   }
 }
 
