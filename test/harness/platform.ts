@@ -9,7 +9,7 @@ import { type ClickHouseClient, createClickHouse } from '../../platform/clickhou
 import { createKafka } from '../../platform/kafka.ts';
 import { logger } from '../../platform/logger.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
-import { deadLetterTopic } from '../../platform/topics.ts';
+import { deadLetterTopic, topics } from '../../platform/topics.ts';
 import { createEventProducer, type EventProducer } from '../../producers/producer.ts';
 
 /**
@@ -75,7 +75,11 @@ export async function startTestPlatform(
   };
 }
 
-/** Runs one projection under a consumer group of the test's own (and its dead-letter topic). */
+/**
+ * Runs one projection under a consumer group of the test's own (and its dead-letter topic). A
+ * new group starts at the topic's current end, not its beginning: the shared stack's topics hold
+ * every earlier run's events, so the test publishes what it needs after this resolves.
+ */
 export async function runProjectionAs<E>(
   platform: Pick<TestPlatform, 'producer'>,
   projection: Projection<E>,
@@ -84,9 +88,24 @@ export async function runProjectionAs<E>(
 ): Promise<RunningConsumer> {
   const admin = createKafka('orrery-test-admin').admin();
   await admin.connect();
-  await admin
-    .createTopics({ topics: [{ topic: deadLetterTopic(groupId), numPartitions: 1 }] })
-    .finally(() => admin.disconnect());
+  try {
+    await admin.createTopics({ topics: [{ topic: deadLetterTopic(groupId), numPartitions: 1 }] });
+    const topic = topics[projection.stream].name;
+    const committed = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const isNew = committed.every((entry) =>
+      entry.partitions.every((partition) => partition.offset === '-1'),
+    );
+    if (isNew) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({
+        groupId,
+        topic,
+        partitions: ends.map((end) => ({ partition: end.partition, offset: end.high })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
   return runConsumer(
     { ...projection, groupId },
     { registry: platform.producer.registry, producer: platform.producer, logger, hooks },

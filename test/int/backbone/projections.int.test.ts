@@ -86,14 +86,15 @@ describe('projections on the real stack', () => {
     };
     const pgGroup = `test-org-postgres-${groupSuffix}`;
     const chGroup = `test-usage-clickhouse-${groupSuffix}`;
-    await createApiKey(platform.admin, orgId, ['traces:write'], 'before');
-    await publishUsage(platform.producer, [usage]);
     const firstPg = await runProjectionAs(platform, orgPostgresProjection(platform.pool), pgGroup, {
       afterProjectBeforeCommit: crash,
     });
     const firstCh = await runProjectionAs(platform, usageClickHouseProjection(platform.clickhouse), chGroup, {
       afterProjectBeforeCommit: crash,
     });
+    // The test's groups start at the topics' end: these are the batches they see first.
+    await createApiKey(platform.admin, orgId, ['traces:write'], 'before');
+    await publishUsage(platform.producer, [usage]);
     await eventually(async () => (deliveries.length >= 2 ? true : undefined), 30_000, 'both crashes');
     await Promise.all([firstPg.stop(), firstCh.stop()]);
     const keysBefore = await platform.pool.query(

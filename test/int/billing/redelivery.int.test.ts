@@ -55,7 +55,6 @@ async function counted(orgId: string) {
 describe('usage rollups under redelivery', () => {
   it('counts a redelivered batch once', async () => {
     const orgId = `org_redelivery_${randomUUID()}`;
-    await publishUsage(platform.producer, [usage(orgId, 100_000), usage(orgId, 50_000), usage(orgId, 1)]);
     const expected = { requests: 3, input_tokens: 150_001, output_tokens: 6, fallbacks: 1 };
     const groupId = `test-usage-postgres-${suffix}`;
     const projection = () => usagePostgresProjection(platform.pool, { groupId, rollupTable: table });
@@ -69,6 +68,7 @@ describe('usage rollups under redelivery', () => {
         throw new Error('simulated crash between the write and the commit');
       },
     });
+    await publishUsage(platform.producer, [usage(orgId, 100_000), usage(orgId, 50_000), usage(orgId, 1)]);
     await eventually(
       async () => ((await counted(orgId))?.requests === 3 ? true : undefined),
       30_000,
