@@ -7,6 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { hashApiKey } from '../api/auth/plugin.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
+import { platformNodeOptions } from '../infra/node-options.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { refusedBaseUrl, startModelServer } from '../test/harness/model-server.ts';
@@ -64,7 +65,13 @@ await producer.disconnect();
 
 const api: ChildProcess = spawn(
   process.execPath,
-  [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'api/main.ts'],
+  [
+    ...platformNodeOptions,
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    '--import',
+    'tsx',
+    'api/main.ts',
+  ],
   {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

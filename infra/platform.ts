@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { platformNodeOptions } from './node-options.ts';
 
 // `npm start`'s last step: the API, the consumers and the jobs as processes, stopped together. SIGTERM
 // or SIGINT is passed on so each drains; if either exits, the other is stopped too.
-// A larger young generation: the hot paths allocate many short-lived objects, and it measured
-// fewer and cheaper garbage collections (bench/ingest).
-const nodeOptions = ['--max-semi-space-size=64'];
 const processes: ChildProcess[] = ['api/main.ts', 'consumers/main.ts', 'jobs/main.ts'].map((entry) =>
-  spawn(process.execPath, [...nodeOptions, '--import', 'tsx', entry], {
+  spawn(process.execPath, [...platformNodeOptions, '--import', 'tsx', entry], {
     stdio: 'inherit',
     env: { ...process.env, ORRERY_SERVICE: entry.split('/')[0] },
   }),
