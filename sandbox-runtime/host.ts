@@ -55,21 +55,24 @@ export function processName(pid: number): string | undefined {
   }
 }
 
-/** Runs a host program to its end; fails with its output. */
-export function runHost(command: string, args: string[]): Promise<string> {
+/**
+ * Runs a host program to its end. Only the last few KiB of its output are kept (a debootstrap or
+ * an apt run prints megabytes): they are what a failure shows, and what `log` gets then.
+ */
+export function runHost(command: string, args: string[], log?: (line: string) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: hostEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
+    let tail = '';
+    const keep = (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code === 0) resolve(output);
-      else reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${output.slice(-2000)}`));
+      if (code === 0) return resolve(tail);
+      log?.(tail);
+      reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${tail}`));
     });
   });
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -16,7 +15,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackages } from '../infra/stack/install.ts';
 import { desktopPackages, installPackages } from './desktop/packages.ts';
-import { hostEnv, hostProgram } from './host.ts';
+import { hostProgram, runHost } from './host.ts';
 import { sandboxIdMap } from './user-namespace.ts';
 
 // The base root filesystem every sandbox starts from: a minimal Debian built once with
@@ -77,26 +76,7 @@ export async function ensureRootfs(cacheDir: string, log: (line: string) => void
 function debootstrap(dir: string, log: (line: string) => void): Promise<void> {
   const { suite, variant, packages } = rootfsRecipe;
   const args = [`--variant=${variant}`, `--include=${packages.join(',')}`, suite, dir, debianMirror()];
-  return new Promise((resolve, reject) => {
-    const child = spawn(hostProgram('debootstrap'), args, {
-      env: hostEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let tail = '';
-    const keep = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve();
-      else {
-        log(tail);
-        reject(new Error(`debootstrap ${args.join(' ')} failed (${code}):\n${tail}`));
-      }
-    });
-  });
+  return runHost(hostProgram('debootstrap'), args, log).then(() => undefined);
 }
 
 /** The mirror apt already uses on this host (so a proxy or a local mirror is honoured). */

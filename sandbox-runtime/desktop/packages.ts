@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hostEnv, hostProgram } from '../host.ts';
+import { hostEnv, hostProgram, runHost } from '../host.ts';
 
 // The desktop's programs in the sandboxes' base filesystem (spec, "Desktop transitions": a
 // screen, a pointer and keyboard, a browser; "Embeddable screen": VNC). Installed by apt inside
@@ -54,7 +53,7 @@ export async function installPackages(
   ];
   log(`installing the desktop's packages into the base: ${packages.join(' ')}`);
   try {
-    await run(hostProgram('unshare'), args, log);
+    await runHost(hostProgram('unshare'), args, log);
   } finally {
     rmSync(policy, { force: true });
   }
@@ -70,22 +69,4 @@ function debianSecuritySource(): string | undefined {
     if (uri?.[1] !== undefined) return uri[1];
   }
   return undefined;
-}
-
-function run(program: string, args: string[], log: (line: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { env: hostEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let tail = '';
-    const keep = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) return resolve();
-      log(tail);
-      reject(new Error(`installing the desktop's packages failed (${code}):\n${tail}`));
-    });
-  });
 }
