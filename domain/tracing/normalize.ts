@@ -10,7 +10,8 @@ import { readInputTokens, readModel, readOutputTokens } from './model.ts';
 import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
 import { redactKeyValues, redactText } from './redaction.ts';
 import type { JsonValue, StoredSpan } from './span.ts';
-import { fitJson, limitSpan, limits, storedSpanBytes, withinPerSpanLimits } from './truncation.ts';
+import { fitJson, limitSpan, limits, storedSpanBytes } from './truncation.ts';
+import { withinPerSpanLimits } from './within-limits.ts';
 
 export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpScope): StoredSpan {
   const redacted = redactSpan(span, resource);
