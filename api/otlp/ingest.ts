@@ -7,7 +7,7 @@ import {
   type LedgerFacts,
 } from '../../domain/tracing/admission.ts';
 import type { PublishedSpan, SpanEvent } from '../../domain/tracing/events.ts';
-import { normalizeSpan } from '../../domain/tracing/normalize.ts';
+import { normalizeSpan, prepareResource } from '../../domain/tracing/normalize.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
 import { storedSpanBytes } from '../../domain/tracing/truncation.ts';
 import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
@@ -29,9 +29,10 @@ const dayMs = 24 * 60 * 60 * 1000;
 export function normalizeRequest(request: OtlpTraceRequest): PublishedSpan[] {
   const spans: PublishedSpan[] = [];
   for (const resourceSpans of request.resourceSpans) {
+    const resource = prepareResource(resourceSpans.resource.attributes);
     for (const scopeSpans of resourceSpans.scopeSpans) {
       for (const span of scopeSpans.spans) {
-        const stored = normalizeSpan(span, resourceSpans.resource.attributes, scopeSpans.scope);
+        const stored = normalizeSpan(span, resource, scopeSpans.scope);
         spans.push({ ...stored, sizeBytes: storedSpanBytes(stored) });
       }
     }

@@ -13,8 +13,30 @@ import type { JsonValue, StoredSpan } from './span.ts';
 import { fitJson, limitSpan, limits, storedSpanBytes } from './truncation.ts';
 import { withinPerSpanLimits } from './within-limits.ts';
 
-export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpScope): StoredSpan {
-  const redacted = redactSpan(span, resource);
+/**
+ * What every span of one resource shares, redacted and serialized once per ResourceSpans rather
+ * than once per span (the hot path normalizes hundreds of spans per resource).
+ */
+export interface PreparedResource {
+  attributes: KeyValue[];
+  /** The stored `resourceAttributes` JSON text. */
+  json: string;
+  /** Credential values removed from the resource, counted on each of its spans. */
+  redactedCount: number;
+}
+
+export function prepareResource(resource: readonly KeyValue[]): PreparedResource {
+  const { value, count } = redactKeyValues(resource);
+  return { attributes: value, json: JSON.stringify(attributesToJson(value)), redactedCount: count };
+}
+
+export function normalizeSpan(
+  span: OtlpSpan,
+  resource: readonly KeyValue[] | PreparedResource,
+  scope: OtlpScope,
+): StoredSpan {
+  const prepared = 'json' in resource ? resource : prepareResource(resource);
+  const redacted = redactSpan(span);
   const clean = redacted.span;
   const io = readInputOutput(clean);
   const input = fitInputOutput(io.input);
@@ -37,14 +59,14 @@ export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpS
     output: output.text,
     inputTruncated: input.truncated,
     outputTruncated: output.truncated,
-    ...readContext(clean.attributes, redacted.resource),
+    ...readContext(clean.attributes, prepared.attributes),
     attributes: JSON.stringify(attributesToJson(io.attributes)),
     events: JSON.stringify(io.events.map(toStoredEvent)),
     links: JSON.stringify(clean.links.map(toStoredLink)),
-    resourceAttributes: JSON.stringify(attributesToJson(redacted.resource)),
+    resourceAttributes: prepared.json,
     scopeName: scope.name,
     scopeVersion: scope.version,
-    redactedCount: redacted.count,
+    redactedCount: redacted.count + prepared.redactedCount,
   };
   const parts = {
     name: stored.name,
@@ -70,13 +92,12 @@ export function normalizeSpan(span: OtlpSpan, resource: KeyValue[], scope: OtlpS
 
 interface RedactedSpan {
   span: OtlpSpan;
-  resource: KeyValue[];
-  /** Credential values removed, the span's `redacted_count`. */
+  /** Credential values removed from the span itself (its resource's are counted apart). */
   count: number;
 }
 
-/** Every text a span carries: its name, status message, and the attributes of span, events, links and resource. */
-export function redactSpan(span: OtlpSpan, resource: readonly KeyValue[]): RedactedSpan {
+/** Every text a span carries: its name, status message, and the attributes of span, events and links. */
+export function redactSpan(span: OtlpSpan): RedactedSpan {
   let count = 0;
   const text = (value: string): string => {
     const redacted = redactText(value);
@@ -96,7 +117,7 @@ export function redactSpan(span: OtlpSpan, resource: readonly KeyValue[]): Redac
     events: span.events.map((event) => ({ ...event, attributes: attributes(event.attributes) })),
     links: span.links.map((link) => ({ ...link, attributes: attributes(link.attributes) })),
   };
-  return { span: clean, resource: attributes(resource), count };
+  return { span: clean, count };
 }
 
 /** Each attribute's name with its value, so a credential key takes its whole value. */
