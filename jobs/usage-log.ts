@@ -1,8 +1,9 @@
 import type { DayTotals } from '../domain/billing/reconcile.ts';
 import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../platform/clickhouse.ts';
-import { createKafka } from '../platform/kafka.ts';
+import { createKafka, topicEnd } from '../platform/kafka.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { topics } from '../platform/topics.ts';
+import { reached, storedOffsets } from '../projections/postgres-offsets.ts';
 import { usagePostgresGroupId } from '../projections/usage-postgres.ts';
 import type { Scope } from './billing-store.ts';
 
@@ -56,15 +57,10 @@ export async function readUsageOffsets(pool: PgPool): Promise<UsageOffsets> {
   const admin = createKafka('orrery-reconcile').admin();
   await admin.connect();
   try {
-    const ends = await admin.fetchTopicOffsets(topic);
     const [committed] = await admin.fetchOffsets({ groupId: usageClickHouseGroupId, topics: [topic] });
-    const stored = await pool.query<{ partition: number; next_offset: string }>(
-      'SELECT partition, next_offset::text FROM projection_offsets WHERE group_id = $1 AND topic = $2',
-      [usagePostgresGroupId, topic],
-    );
     return {
-      end: new Map(ends.map((end) => [end.partition, BigInt(end.high)])),
-      postgres: new Map(stored.rows.map((row) => [row.partition, BigInt(row.next_offset)])),
+      end: await topicEnd(topic),
+      postgres: await storedOffsets(pool, usagePostgresGroupId, topic),
       clickhouse: new Map(
         (committed?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(Number(p.offset), 0))]),
       ),
@@ -76,10 +72,7 @@ export async function readUsageOffsets(pool: PgPool): Promise<UsageOffsets> {
 
 /** Both projections have read at least up to `end` in every partition. */
 export function caughtUpTo(offsets: UsageOffsets, end: Map<number, bigint>): boolean {
-  return [...end].every(
-    ([partition, high]) =>
-      (offsets.postgres.get(partition) ?? 0n) >= high && (offsets.clickhouse.get(partition) ?? 0n) >= high,
-  );
+  return reached(offsets.postgres, end) && reached(offsets.clickhouse, end);
 }
 
 /** Nothing is in flight: both projections are at the topic's end as it was read. */

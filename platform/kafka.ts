@@ -26,3 +26,15 @@ export function createKafka(clientId: string, brokers: string[] = config().kafka
     retry: { initialRetryTime: 200, retries: 8 },
   });
 }
+
+/** A topic's end: the offset the next message will get, per partition. */
+export async function topicEnd(topic: string): Promise<Map<number, bigint>> {
+  const admin = createKafka('orrery-topic-end').admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return new Map(offsets.map((end) => [end.partition, BigInt(end.high)] as const));
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -44,3 +44,21 @@ export async function projectOnce<E>(
     }
   });
 }
+
+/** Where a Postgres projection has got to in a topic: the next offset per partition. */
+export async function storedOffsets(
+  pool: PgPool,
+  groupId: string,
+  topic: string,
+): Promise<Map<number, bigint>> {
+  const result = await pool.query<{ partition: number; next_offset: string }>(
+    'SELECT partition, next_offset::text FROM projection_offsets WHERE group_id = $1 AND topic = $2',
+    [groupId, topic],
+  );
+  return new Map(result.rows.map((row) => [row.partition, BigInt(row.next_offset)] as const));
+}
+
+/** Whether offsets reach `end` in every partition (a projection holds everything before it). */
+export function reached(offsets: ReadonlyMap<number, bigint>, end: ReadonlyMap<number, bigint>): boolean {
+  return [...end].every(([partition, high]) => (offsets.get(partition) ?? 0n) >= high);
+}

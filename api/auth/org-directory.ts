@@ -4,7 +4,7 @@ import type { Consumer } from 'kafkajs';
 import { balanceCents } from '../../domain/billing/charges.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
-import { createKafka } from '../../platform/kafka.ts';
+import { createKafka, topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { decodeValue } from '../../platform/registry.ts';
 import { topics } from '../../platform/topics.ts';
@@ -72,13 +72,7 @@ export async function followOrgStream(
 ): Promise<OrgFollower> {
   const topic = topics.org.name;
   const kafka = createKafka('orrery-api-org-follower');
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = await admin.fetchTopicOffsets(topic);
-  await admin.disconnect();
-  const pending = new Map(
-    ends.filter((end) => BigInt(end.high) > 0n).map((end) => [end.partition, BigInt(end.high)] as const),
-  );
+  const pending = new Map([...(await topicEnd(topic))].filter(([, high]) => high > 0n));
   let caughtUp = false;
   let markCaughtUp: () => void = () => undefined;
   const caughtUpPromise = new Promise<void>((resolve) => {

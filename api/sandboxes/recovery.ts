@@ -1,7 +1,8 @@
-import { createKafka } from '../../platform/kafka.ts';
+import { topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { topics } from '../../platform/topics.ts';
+import { reached, storedOffsets } from '../../projections/postgres-offsets.ts';
 import { sandboxProjectionGroupId } from '../../projections/sandbox-postgres.ts';
 import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import type { SandboxCommands } from './commands.ts';
@@ -19,32 +20,12 @@ import type { SandboxStore } from './store.ts';
 //
 // It runs in the background after the API is ready; commands meanwhile take the same locks.
 
-async function topicEnd(): Promise<Map<number, bigint>> {
-  const admin = createKafka('orrery-api-sandbox-recovery').admin();
-  await admin.connect();
-  try {
-    const offsets = await admin.fetchTopicOffsets(topics.sandbox.name);
-    return new Map(offsets.map((end) => [end.partition, BigInt(end.high)] as const));
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-async function projectedTo(pool: PgPool): Promise<Map<number, bigint>> {
-  const result = await pool.query<{ partition: number; next_offset: string }>(
-    'SELECT partition, next_offset::text FROM projection_offsets WHERE group_id = $1 AND topic = $2',
-    [sandboxProjectionGroupId, topics.sandbox.name],
-  );
-  return new Map(result.rows.map((row) => [row.partition, BigInt(row.next_offset)] as const));
-}
-
 /** True once the projection holds every event published before the call; false after `timeoutMs`. */
 export async function waitForSandboxProjection(pool: PgPool, timeoutMs: number): Promise<boolean> {
-  const end = await topicEnd();
+  const end = await topicEnd(topics.sandbox.name);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const projected = await projectedTo(pool);
-    if ([...end].every(([partition, high]) => (projected.get(partition) ?? 0n) >= high)) return true;
+    if (reached(await storedOffsets(pool, sandboxProjectionGroupId, topics.sandbox.name), end)) return true;
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
