@@ -1,4 +1,5 @@
-import { Kafka, logLevel as kafkaLogLevel, type LogEntry } from 'kafkajs';
+import { connect } from 'node:net';
+import { type ISocketFactory, Kafka, logLevel as kafkaLogLevel, type LogEntry } from 'kafkajs';
 import { config } from './config.ts';
 import { logger } from './logger.ts';
 
@@ -17,12 +18,24 @@ function kafkaLogCreator() {
   };
 }
 
+/**
+ * kafkajs leaves Nagle's algorithm on; the Java client and librdkafka turn it off. A produce
+ * request or a fetch written while an earlier one is unacknowledged would otherwise wait for
+ * that acknowledgement (bench/inference).
+ */
+const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
+  const socket = connect({ host, port, noDelay: true }, onConnect);
+  socket.setKeepAlive(true, 60_000);
+  return socket;
+};
+
 export function createKafka(clientId: string, brokers: string[] = config().kafka.brokers): Kafka {
   return new Kafka({
     clientId,
     brokers,
     logLevel: kafkaLogLevel.WARN,
     logCreator: kafkaLogCreator,
+    socketFactory,
     retry: { initialRetryTime: 200, retries: 8 },
   });
 }
