@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { FastifySchemaCompiler } from 'fastify';
 import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler } from '../errors.ts';
 import { inferenceApiError, inferenceErrorFormat } from './error-format.ts';
+import { newRequestId } from './request-id.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
 import { tasks } from './tasks.ts';
 import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
@@ -39,8 +40,6 @@ const parsedInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
   route.httpPart === 'body' || route.httpPart === 'querystring'
     ? (data) => ({ value: data })
     : validatorCompiler(route);
-
-const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
 
 /**
  * The title and preview service (spec 000) under /api/inference: `/<model>/v1/titles` and
