@@ -114,6 +114,11 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           throw inferenceApiError('usage_unavailable', { headers: { 'retry-after': '5' } });
         }
         reply.header('x-request-id', event.requestId);
+        // Our time and the model's, so a caller can tell them apart (W3C Server-Timing).
+        reply.header(
+          'server-timing',
+          `model;dur=${modelReply.latencyMs}, service;dur=${reply.elapsedTime.toFixed(2)}`,
+        );
         return {
           object: task.object,
           model: model.name,

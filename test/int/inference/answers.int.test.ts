@@ -63,6 +63,23 @@ describe('an answered title', () => {
   });
 });
 
+describe('the time an answer took', () => {
+  it("tells the model's time from the service's in Server-Timing", async () => {
+    answerWith({ line: 'Password reset help', delayMs: 40 });
+    const response = await invoke(service.api, 'scribe/v1/titles', titleBody, customer.key);
+    expect(response.statusCode).toBe(200);
+    const { latency_ms } = response.json();
+    expect(latency_ms).toBeGreaterThanOrEqual(40);
+    const timing = /^model;dur=([\d.]+), service;dur=([\d.]+)$/.exec(
+      String(response.headers['server-timing']),
+    );
+    expect(timing).not.toBeNull();
+    expect(Number(timing![1])).toBe(latency_ms);
+    expect(Number(timing![2])).toBeGreaterThanOrEqual(latency_ms);
+    expect(String(response.headers['x-request-id'])).toMatch(/^req_[0-9a-f]{24}$/);
+  });
+});
+
 describe('an answered preview', () => {
   it('renders the item for the model and answers its line', async () => {
     answerWith({ line: 'Bob sent you the Q3 plan', usage: { input: 80, output: 7 } });
