@@ -10,29 +10,42 @@ import type { OrgEvent } from '../domain/orgs/events.ts';
 import { platformNodeOptions } from '../infra/node-options.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer } from '../producers/producer.ts';
-import { refusedBaseUrl, startModelServer } from '../test/harness/model-server.ts';
+import { refusedBaseUrl } from '../test/harness/model-server.ts';
 
 // The title endpoint under a fixed offered rate (open loop): requests per second, and the time
 // the service adds over the model's own (response time − latency_ms), p50 and p99. It starts
-// what it needs itself: a stand-in model that answers at once, an org with a key and credit on
+// what it needs itself: a stand-in model that answers at once (bench/stand-in-model.ts, its own
+// process, so the model's work does not delay the load generator), an org with a key and credit on
 // the running stack's org stream, and the API as a child process (api/main.ts). Usage events
 // go to Kafka as in production, acknowledged before each answer.
-//   npx tsx bench/inference.ts [--rate 500] [--duration 20]
+// It measures `--runs` times after a warm-up and prints each run and the p99s side by side: on
+// these shared cores one run's p99 moves by several milliseconds from one run to the next. The
+// overhead is measured twice: at the client (includes the load generator's own delays) and in
+// the service (the API's Server-Timing header: from the request reaching Fastify to the answer).
+//   npx tsx bench/inference.ts [--rate 500] [--duration 20] [--runs 3]
 
 const { values } = parseArgs({
-  options: { rate: { type: 'string', default: '500' }, duration: { type: 'string', default: '20' } },
+  options: {
+    rate: { type: 'string', default: '500' },
+    duration: { type: 'string', default: '20' },
+    runs: { type: 'string', default: '3' },
+  },
 });
 const rate = Number(values.rate);
 const durationS = Number(values.duration);
+const runs = Number(values.runs);
 const total = Math.round(rate * durationS);
 const maxInFlight = 2_000;
 
-const model = await startModelServer(() => ({
-  line: 'Password reset help',
-  usage: { input: 40, output: 4 },
-}));
+const model = spawn(process.execPath, ['--import', 'tsx', 'bench/stand-in-model.ts'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const modelBaseUrl = await new Promise<string>((resolve, reject) => {
+  model.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+  model.once('exit', () => reject(new Error('the stand-in model exited before it listened')));
+});
 const port = Number(new URL(await refusedBaseUrl()).port);
-const models = [{ name: 'bench', writes: ['titles', 'previews'], baseUrl: model.baseUrl, timeoutMs: 5000 }];
+const models = [{ name: 'bench', writes: ['titles', 'previews'], baseUrl: modelBaseUrl, timeoutMs: 5000 }];
 
 // An org with a key and credit, published on the org stream the API follows.
 const producer = await createEventProducer('orrery-bench');
@@ -96,7 +109,11 @@ interface Outcome {
   status: number;
   responseMs: number;
   latencyMs: number;
+  /** The API's own time for the request, from its Server-Timing header. */
+  serviceMs: number;
 }
+
+const serviceTiming = /(?:^|,)\s*service;dur=([\d.]+)/;
 
 function post(): Promise<Outcome> {
   const started = performance.now();
@@ -117,12 +134,20 @@ function post(): Promise<Outcome> {
           const responseMs = performance.now() - started;
           let latencyMs = Number.NaN;
           if (res.statusCode === 200) latencyMs = JSON.parse(Buffer.concat(chunks).toString()).latency_ms;
-          resolve({ status: res.statusCode ?? 0, responseMs, latencyMs });
+          const serviceMs = Number(
+            serviceTiming.exec(String(res.headers['server-timing']))?.[1] ?? Number.NaN,
+          );
+          resolve({ status: res.statusCode ?? 0, responseMs, latencyMs, serviceMs });
         });
       },
     );
     req.on('error', () =>
-      resolve({ status: 0, responseMs: performance.now() - started, latencyMs: Number.NaN }),
+      resolve({
+        status: 0,
+        responseMs: performance.now() - started,
+        latencyMs: Number.NaN,
+        serviceMs: Number.NaN,
+      }),
     );
     req.end(body);
   });
@@ -176,13 +201,18 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks at USER_HZ = 100
 }
 
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
-try {
-  await waitForApi();
-  await offer(Math.min(1000, total), Math.min(rate, 200)); // warm-up: JIT, keep-alive sockets, producer
+interface RunFigures {
+  overheadP99: number;
+  serviceOverheadP99: number;
+}
+
+/** One measured run at the offered rate, printed; returns its p99s for the summary. */
+async function measuredRun(index: number): Promise<RunFigures> {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   const apiCpuBefore = cpuMs(api.pid!);
@@ -192,25 +222,46 @@ try {
   const ok = outcomes.filter((o) => o.status === 200);
   const statuses = new Map<number, number>();
   for (const o of outcomes) statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1);
-  const overhead = ok.map((o) => o.responseMs - o.latencyMs).sort((a, b) => a - b);
-  const response = ok.map((o) => o.responseMs).sort((a, b) => a - b);
-  const latency = ok.map((o) => o.latencyMs).sort((a, b) => a - b);
-  const cpuModel =
-    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
+  const overhead = sorted(ok.map((o) => o.responseMs - o.latencyMs));
+  const serviceOverhead = sorted(ok.map((o) => o.serviceMs - o.latencyMs));
+  const response = sorted(ok.map((o) => o.responseMs));
+  const latency = sorted(ok.map((o) => o.latencyMs));
   const lines = [
-    `machine: ${cpus().length} CPUs (nproc), ${cpuModel}, Node ${process.version}; load average ${loadavg()
-      .map((load) => load.toFixed(2))
-      .join(' ')} (others' work shares these cores)`,
-    `offered: ${rate} requests/s for ${durationS} s (${total} requests); not sent (over ${maxInFlight} in flight): ${dropped}`,
-    `answered: ${outcomes.length} in ${seconds.toFixed(1)} s = ${(outcomes.length / seconds).toFixed(0)} requests/s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
-    `response time: p50 ${ms(percentile(response, 50))}, p99 ${ms(percentile(response, 99))}`,
-    `model time (latency_ms): p50 ${ms(percentile(latency, 50))}, p99 ${ms(percentile(latency, 99))}`,
-    `API process CPU: ${(apiCpu / outcomes.length).toFixed(2)} ms per request (${((apiCpu / 1000 / seconds) * 100).toFixed(0)}% of one core); load generator's event-loop delay p99 ${ms(loop.percentile(99) / 1e6)}`,
-    `overhead (response − latency_ms): p50 ${ms(percentile(overhead, 50))}, p99 ${ms(percentile(overhead, 99))}, max ${ms(overhead.at(-1) ?? Number.NaN)}`,
+    `run ${index}: offered ${rate} requests/s for ${durationS} s (${total} requests); not sent (over ${maxInFlight} in flight): ${dropped}`,
+    `  answered: ${outcomes.length} in ${seconds.toFixed(1)} s = ${(outcomes.length / seconds).toFixed(0)} requests/s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    `  response time: p50 ${ms(percentile(response, 50))}, p99 ${ms(percentile(response, 99))}`,
+    `  model time (latency_ms): p50 ${ms(percentile(latency, 50))}, p99 ${ms(percentile(latency, 99))}`,
+    `  API process CPU: ${(apiCpu / outcomes.length).toFixed(2)} ms per request (${((apiCpu / 1000 / seconds) * 100).toFixed(0)}% of one core); load generator's event-loop delay p99 ${ms(loop.percentile(99) / 1e6)}`,
+    `  overhead at the client (response − latency_ms): p50 ${ms(percentile(overhead, 50))}, p99 ${ms(percentile(overhead, 99))}, max ${ms(overhead.at(-1) ?? Number.NaN)}`,
+    `  overhead in the service (Server-Timing service − model): p50 ${ms(percentile(serviceOverhead, 50))}, p99 ${ms(percentile(serviceOverhead, 99))}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  return { overheadP99: percentile(overhead, 99), serviceOverheadP99: percentile(serviceOverhead, 99) };
+}
+
+try {
+  await waitForApi();
+  // Warm-up at the offered rate: JIT, and as many keep-alive connections (to the API, to the
+  // model, to Kafka) as the rate needs, so the runs measure the steady state.
+  await offer(Math.min(rate * 5, total), rate);
+  const cpuModel =
+    /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
+  process.stdout.write(
+    `machine: ${cpus().length} CPUs (nproc), ${cpuModel}, Node ${process.version}; load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')} (others' work shares these cores)\n`,
+  );
+  const figures: RunFigures[] = [];
+  for (let index = 1; index <= runs; index += 1) figures.push(await measuredRun(index));
+  const median = (values: number[]) => sorted(values)[Math.floor(values.length / 2)] ?? Number.NaN;
+  const list = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ');
+  const clientP99s = figures.map((f) => f.overheadP99);
+  const serviceP99s = figures.map((f) => f.serviceOverheadP99);
+  process.stdout.write(
+    `overhead p99 over ${runs} runs: at the client ${list(clientP99s)} ms (median ${ms(median(clientP99s))}); in the service ${list(serviceP99s)} ms (median ${ms(median(serviceP99s))})\n`,
+  );
 } finally {
   api.kill('SIGTERM');
   agent.destroy();
-  await model.close();
+  model.kill('SIGTERM');
 }
