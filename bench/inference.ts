@@ -11,6 +11,7 @@ import { platformNodeOptions } from '../infra/node-options.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { refusedBaseUrl } from '../test/harness/model-server.ts';
+import { projectUntilCaughtUp } from './catch-up.ts';
 
 // The title endpoint under a fixed offered rate (open loop): requests per second, and the time
 // the service adds over the model's own (response time − latency_ms), p50 and p99. It starts
@@ -74,7 +75,6 @@ const setup: OrgEvent[] = [
   },
 ];
 await publishOrgEvents(producer, setup);
-await producer.disconnect();
 
 const api: ChildProcess = spawn(
   process.execPath,
@@ -260,8 +260,14 @@ try {
   process.stdout.write(
     `overhead p99 over ${runs} runs: at the client ${list(clientP99s)} ms (median ${ms(median(clientP99s))}); in the service ${list(serviceP99s)} ms (median ${ms(median(serviceP99s))})\n`,
   );
+  api.kill('SIGTERM');
+  process.stdout.write(
+    'projecting the usage events published, so no backlog is left for the next run of the consumers…\n',
+  );
+  await projectUntilCaughtUp('usage', producer);
 } finally {
   api.kill('SIGTERM');
   agent.destroy();
   model.kill('SIGTERM');
+  await producer.disconnect();
 }
