@@ -1,10 +1,11 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { CompressionTypes, type Message, Partitioners, type Producer } from 'kafkajs';
 import { config } from '../platform/config.ts';
-import { createKafka } from '../platform/kafka.ts';
 import { messagesProduced } from '../platform/metrics.ts';
 import { createRegistry, registerValueSchema, type StreamCodec, streamCodec } from '../platform/registry.ts';
 import { type StreamName, topics } from '../platform/topics.ts';
+import { IdempotentProducer, type OutgoingMessage } from './wire/idempotent-producer.ts';
+
+export type { OutgoingMessage };
 
 /**
  * The process's one Kafka producer: idempotent, acks=all, gzip-compressed batches. Every typed
@@ -14,7 +15,7 @@ import { type StreamName, topics } from '../platform/topics.ts';
 export interface EventProducer {
   send<T extends object>(stream: StreamName, records: { key: string; value: T }[]): Promise<void>;
   /** Sends already-encoded messages as they are: the dead-letter path keeps the original bytes. */
-  sendRaw(topic: string, messages: Message[]): Promise<void>;
+  sendRaw(topic: string, messages: OutgoingMessage[]): Promise<void>;
   disconnect(): Promise<void>;
   readonly registry: SchemaRegistry;
 }
@@ -24,12 +25,6 @@ export interface EventProducer {
  * usage or org events), so small batches go as they are. Any Kafka client reads both.
  */
 const compressAboveBytes = 16 * 1024;
-
-function compressionFor(batch: { messages: Message[] }[]): CompressionTypes {
-  let bytes = 0;
-  for (const entry of batch) for (const message of entry.messages) bytes += message.value?.length ?? 0;
-  return bytes >= compressAboveBytes ? CompressionTypes.GZIP : CompressionTypes.None;
-}
 
 export class PublishFailed extends Error {
   constructor(message: string, options?: { cause: unknown }) {
@@ -53,14 +48,12 @@ export async function createEventProducer(
   options: ProducerOptions = {},
 ): Promise<EventProducer> {
   const registry = createRegistry();
-  const producer: Producer = createKafka(clientId, options.brokers).producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
   const timeoutMs = options.publishTimeoutMs ?? config().kafka.publishTimeoutMs;
-  let connected: Promise<void> | undefined;
+  const producer = new IdempotentProducer({
+    clientId,
+    brokers: options.brokers ?? config().kafka.brokers,
+    timeoutMs,
+  });
   const codecs = new Map<StreamName, StreamCodec<object>>();
 
   async function codecFor(stream: StreamName): Promise<StreamCodec<object>> {
@@ -72,33 +65,27 @@ export async function createEventProducer(
     return codec;
   }
 
-  // Group commit: kafkajs sends one request at a time per idempotent producer and has no linger,
-  // so sends that arrive while one is in flight wait and then go together in one produce request.
-  // Each caller still resolves only once its own messages are acknowledged.
-  const waiting: { topic: string; messages: Message[]; settle: (error?: unknown) => void }[] = [];
+  // Group commit: the producer sends one request at a time and has no linger, so sends that
+  // arrive while one is in flight wait and then go together in one produce request. Each caller
+  // still resolves only once its own messages are acknowledged.
+  const waiting: { topic: string; messages: OutgoingMessage[]; settle: (error?: unknown) => void }[] = [];
   let flushing = false;
 
   async function flush(): Promise<void> {
     flushing = true;
     while (waiting.length > 0) {
       const batch = waiting.splice(0);
-      const byTopic = new Map<string, Message[]>();
+      const byTopic = new Map<string, OutgoingMessage[]>();
       for (const entry of batch) {
         const messages = byTopic.get(entry.topic) ?? [];
         messages.push(...entry.messages);
         byTopic.set(entry.topic, messages);
       }
       try {
-        connected ??= producer.connect().catch((error: unknown) => {
-          connected = undefined;
-          throw error;
-        });
-        await connected;
-        await producer.sendBatch({
-          acks: -1,
-          compression: compressionFor(batch),
-          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-        });
+        await producer.send(
+          [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+          compressAboveBytes,
+        );
         for (const [topic, messages] of byTopic) messagesProduced.inc({ topic }, messages.length);
         for (const entry of batch) entry.settle();
       } catch (error) {
@@ -108,7 +95,7 @@ export async function createEventProducer(
     flushing = false;
   }
 
-  async function deliver(topic: string, messages: Message[]): Promise<void> {
+  async function deliver(topic: string, messages: OutgoingMessage[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const acknowledged = new Promise<void>((resolve, reject) => {
       waiting.push({ topic, messages, settle: (error) => (error === undefined ? resolve() : reject(error)) });
@@ -142,6 +129,6 @@ export async function createEventProducer(
     async sendRaw(topic, messages) {
       if (messages.length > 0) await deliver(topic, messages);
     },
-    disconnect: () => producer.disconnect(),
+    disconnect: async () => producer.close(),
   };
 }
