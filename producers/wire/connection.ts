@@ -33,6 +33,7 @@ export class BrokerConnection {
 
   /** Sends one request; resolves with a reader past the response header. */
   async request(apiKey: number, apiVersion: number, body: Buffer): Promise<Reader> {
+    if (this.socket?.destroyed) this.socket = undefined;
     const socket = this.socket ?? (await this.open());
     this.correlationId = (this.correlationId + 1) & 0x7fffffff;
     const correlationId = this.correlationId;

@@ -235,9 +235,13 @@ export class IdempotentProducer {
           apiVersions.metadata,
           metadataRequest([...wanted]),
         );
-        this.metadata = readMetadata(reader);
+        const metadata = readMetadata(reader);
+        this.metadata = metadata;
         this.metadataAt = Date.now();
-        return this.metadata;
+        // A topic created a moment ago may not be known to every broker yet: ask again shortly.
+        const complete = topics.every((topic) => (metadata.topics.get(topic)?.leaders.length ?? 0) > 0);
+        if (complete || Date.now() + backoffMs(attempt) >= deadline) return metadata;
+        await sleep(backoffMs(attempt));
       } catch (error) {
         if (!(error instanceof ConnectionError) || Date.now() + backoffMs(attempt) >= deadline) throw error;
         await sleep(backoffMs(attempt));
