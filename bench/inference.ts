@@ -11,7 +11,7 @@ import { platformNodeOptions } from '../infra/node-options.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { refusedBaseUrl } from '../test/harness/model-server.ts';
-import { projectUntilCaughtUp } from './catch-up.ts';
+import { projectUsageUntilCaughtUp } from './catch-up.ts';
 
 // The title endpoint under a fixed offered rate (open loop): requests per second, and the time
 // the service adds over the model's own (response time − latency_ms), p50 and p99. It starts
@@ -264,7 +264,7 @@ try {
   process.stdout.write(
     'projecting the usage events published, so no backlog is left for the next run of the consumers…\n',
   );
-  await projectUntilCaughtUp('usage', producer);
+  await projectUsageUntilCaughtUp(producer);
 } finally {
   api.kill('SIGTERM');
   agent.destroy();

@@ -19,9 +19,9 @@ function kafkaLogCreator() {
 }
 
 /**
- * kafkajs leaves Nagle's algorithm on; the Java client and librdkafka turn it off. A produce
- * request or a fetch written while an earlier one is unacknowledged would otherwise wait for
- * that acknowledgement (bench/inference).
+ * kafkajs (our consumers and admin calls) leaves Nagle's algorithm on; the Java client and
+ * librdkafka turn it off. A fetch, heartbeat or offset commit written while an earlier request is
+ * unacknowledged would otherwise wait for that acknowledgement.
  */
 const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
   const socket = connect({ host, port, noDelay: true }, onConnect);

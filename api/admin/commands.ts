@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { decide, type OrgCommand } from '../../domain/orgs/decide.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
+import { newId } from '../../platform/ids.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { publishOrgEvents } from '../../producers/org.ts';
 import type { EventProducer } from '../../producers/producer.ts';
@@ -18,8 +19,6 @@ export interface AdminDeps {
   /** How long to wait for the projection; the consumers must be running. */
   projectionTimeoutMs?: number;
 }
-
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 async function execute(deps: AdminDeps, command: OrgCommand): Promise<OrgState | undefined> {
   const events = decide(command, await loadOrg(deps.pool, command.orgId));

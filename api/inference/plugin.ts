@@ -6,12 +6,12 @@ import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/i
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
 import { config, type InferenceModelConfig } from '../../platform/config.ts';
+import { newId } from '../../platform/ids.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler } from '../errors.ts';
 import { inferenceApiError, inferenceErrorFormat } from './error-format.ts';
-import { newRequestId } from './request-id.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
 import { tasks } from './tasks.ts';
 import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
@@ -97,7 +97,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           eventId: randomUUID(),
           orgId: principal.orgId,
           occurredAt: new Date(),
-          requestId: newRequestId(),
+          requestId: newId('req'),
           keyId: principal.keyId,
           model: model.name,
           endpoint,
