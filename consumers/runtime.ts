@@ -1,6 +1,6 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { createKafka } from '../platform/kafka.ts';
+import { type Consumer, createKafka, type EachBatchPayload, type KafkaMessage } from '../platform/kafka.ts';
+import type { KafkaSettings } from '../platform/kafka-settings.ts';
 import type { Logger } from '../platform/logger.ts';
 import {
   consumerLag,
@@ -59,20 +59,38 @@ const maxBackoffMs = 30_000;
 
 export async function runConsumer<E>(
   projection: Projection<E>,
-  deps: { registry: SchemaRegistry; producer: EventProducer; logger: Logger; hooks?: ConsumerHooks },
+  deps: {
+    registry: SchemaRegistry;
+    producer: EventProducer;
+    logger: Logger;
+    hooks?: ConsumerHooks;
+    /** The cluster, ORRERY_KAFKA_* unless given (a test's second cluster). */
+    kafka?: KafkaSettings;
+  },
 ): Promise<RunningConsumer> {
   const { groupId } = projection;
   const log = deps.logger.child({ group: groupId });
-  const consumer: Consumer = createKafka(`orrery-${groupId}`).consumer({
-    groupId,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
-    maxWaitTimeInMs: projection.maxWaitMs ?? 250,
-    maxBytes: 64 * 1024 * 1024,
-    allowAutoTopicCreation: false,
+  const maxWaitMs = projection.maxWaitMs ?? 250;
+  const consumer: Consumer = createKafka(`orrery-${groupId}`, deps.kafka).consumer({
+    kafkaJS: {
+      groupId,
+      fromBeginning: true,
+      autoCommit: false,
+      // librdkafka heartbeats from its own thread, so a busy event loop does not look dead; a
+      // member that really died (kill -9) hands its partitions on within 10 s.
+      sessionTimeout: 10_000,
+      heartbeatInterval: 2_000,
+      maxWaitTimeInMs: maxWaitMs,
+      maxBytes: 64 * 1024 * 1024,
+      allowAutoTopicCreation: false,
+    },
+    // Batches of thousands for the analytics store (DESIGN.md, "Projection to ClickHouse"): a
+    // fetch waits up to maxWaitMs for a megabyte, and a batch holds what librdkafka prefetched.
+    'fetch.min.bytes': maxWaitMs >= 1000 ? 1024 * 1024 : 1,
+    'js.consumer.max.batch.size': 10_000,
   });
   await consumer.connect();
-  await consumer.subscribe({ topic: topics[projection.stream].name, fromBeginning: true });
+  await consumer.subscribe({ topics: [topics[projection.stream].name] });
 
   async function decode(message: KafkaMessage): Promise<{ event: E } | { dead: DeadLetter }> {
     try {
@@ -85,7 +103,12 @@ export async function runConsumer<E>(
     }
   }
 
-  /** Retries transient store errors with backoff, forever, heartbeating so the group keeps us. */
+  /**
+   * Retries transient store errors with backoff, forever. librdkafka heartbeats on its own thread;
+   * a store down for longer than the group's poll interval (5 minutes) hands the partition to
+   * another member, which is safe: nothing of the batch was committed, and projections are
+   * idempotent.
+   */
   async function projectDurably(batch: Delivered<E>[], payload: EachBatchPayload): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -96,7 +119,6 @@ export async function runConsumer<E>(
         const delay = Math.min(maxBackoffMs, 200 * 2 ** attempt);
         log.warn({ err: error, attempt, delay }, 'store unavailable; retrying the batch');
         await new Promise((resolve) => setTimeout(resolve, delay));
-        await payload.heartbeat();
       }
     }
   }
@@ -146,15 +168,12 @@ export async function runConsumer<E>(
     });
     const last = batch.lastOffset();
     payload.resolveOffset(last);
-    // With autoCommit off, kafkajs commits only the offsets it is given.
-    await payload.commitOffsetsIfNecessary({
-      topics: [
-        {
-          topic: batch.topic,
-          partitions: [{ partition: batch.partition, offset: String(BigInt(last) + 1n) }],
-        },
-      ],
-    });
+    // A batch whose partition moved to another member in a rebalance is not committed: that
+    // member reads it again, and every projection is idempotent.
+    if (!payload.isStale())
+      await consumer.commitOffsets([
+        { topic: batch.topic, partition: batch.partition, offset: String(BigInt(last) + 1n) },
+      ]);
     messagesConsumed.inc({ group: groupId, topic: batch.topic }, batch.messages.length);
     projectionBatchSize.observe({ group: groupId }, batch.messages.length);
     projectionBatchDuration.observe({ group: groupId }, (performance.now() - started) / 1000);
@@ -195,7 +214,6 @@ export async function runConsumer<E>(
         const delay = Math.min(maxBackoffMs, 200 * 2 ** attempt);
         log.warn({ err: error, attempt, delay }, 'dead-letter topic unavailable; retrying');
         await new Promise((resolve) => setTimeout(resolve, delay));
-        await payload.heartbeat();
       }
     }
     for (const entry of dead) {
@@ -208,7 +226,6 @@ export async function runConsumer<E>(
   }
 
   await consumer.run({
-    autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: 1,
     eachBatch,

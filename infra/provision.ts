@@ -1,7 +1,7 @@
 import { consumerGroupIds } from '../consumers/groups.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import type { Config } from '../platform/config.ts';
-import { createKafka } from '../platform/kafka.ts';
+import { type Admin, withAdmin } from '../platform/kafka.ts';
 import { createRegistry, registerValueSchema } from '../platform/registry.ts';
 import { deadLetterRetentionMs, deadLetterTopic, type StreamName, topics } from '../platform/topics.ts';
 import { migrateClickHouse, migratePostgres } from './migrate.ts';
@@ -13,7 +13,7 @@ import { migrateClickHouse, migratePostgres } from './migrate.ts';
  */
 export async function provision(config: Config, log: (line: string) => void): Promise<void> {
   await migratePostgres(config, log);
-  const clickhouse = createClickHouse();
+  const clickhouse = createClickHouse({ database: config.clickhouse.database });
   try {
     await migrateClickHouse(clickhouse, log);
   } finally {
@@ -25,32 +25,58 @@ export async function provision(config: Config, log: (line: string) => void): Pr
 }
 
 async function createTopics(config: Config, log: (line: string) => void): Promise<void> {
-  const admin = createKafka('orrery-provision').admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const wanted = [
-      ...Object.values(topics).map((topic) => ({ topic: topic.name, retentionMs: topic.retentionMs })),
-      ...consumerGroupIds.map((groupId) => ({
-        topic: deadLetterTopic(groupId),
-        retentionMs: deadLetterRetentionMs,
-      })),
-    ].filter((topic) => !existing.has(topic.topic));
-    if (wanted.length === 0) return;
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: wanted.map(({ topic, retentionMs }) => ({
-        topic,
-        numPartitions: config.kafka.partitions,
-        replicationFactor: 1,
-        configEntries: [
-          { name: 'retention.ms', value: String(retentionMs) },
-          { name: 'cleanup.policy', value: 'delete' },
-        ],
-      })),
-    });
-    log(`created topics: ${wanted.map((topic) => topic.topic).join(', ')}`);
-  } finally {
-    await admin.disconnect();
+  const { replicationFactor } = config.kafka;
+  await withAdmin(
+    'orrery-provision',
+    async (admin) => {
+      const existing = new Set(await admin.listTopics());
+      const wanted = [
+        ...Object.values(topics).map((topic) => ({ topic: topic.name, retentionMs: topic.retentionMs })),
+        ...consumerGroupIds.map((groupId) => ({
+          topic: deadLetterTopic(groupId),
+          retentionMs: deadLetterRetentionMs,
+        })),
+      ].filter((topic) => !existing.has(topic.topic));
+      if (wanted.length === 0) return;
+      await admin.createTopics({
+        topics: wanted.map(({ topic, retentionMs }) => ({
+          topic,
+          numPartitions: config.kafka.partitions,
+          replicationFactor,
+          configEntries: [
+            { name: 'retention.ms', value: String(retentionMs) },
+            { name: 'cleanup.policy', value: 'delete' },
+            // acks=all then means at least this many copies: one broker can fail without a loss.
+            { name: 'min.insync.replicas', value: String(minInsyncReplicas(replicationFactor)) },
+          ],
+        })),
+      });
+      await waitForLeaders(
+        admin,
+        wanted.map((topic) => topic.topic),
+      );
+      log(
+        `created topics: ${wanted.map((topic) => topic.topic).join(', ')} (replication factor ${replicationFactor})`,
+      );
+    },
+    config.kafka,
+  );
+}
+
+/** Two copies must acknowledge where there are three or more; one where there are fewer. */
+export function minInsyncReplicas(replicationFactor: number): number {
+  return Math.min(2, Math.max(1, replicationFactor - 1));
+}
+
+/** A new topic takes produce requests once every partition has a leader. */
+async function waitForLeaders(admin: Admin, names: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const metadata = await admin.fetchTopicMetadata({ topics: names }).catch(() => undefined);
+    const led = metadata?.every((topic) => topic.partitions.every((partition) => partition.leader >= 0));
+    if (led) return;
+    if (Date.now() > deadline)
+      throw new Error(`topics without leaders after ${timeoutMs} ms: ${names.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

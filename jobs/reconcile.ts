@@ -8,7 +8,7 @@ import { createEventProducer, type EventProducer } from '../producers/producer.t
 import { usagePostgresGroupId } from '../projections/usage-postgres.ts';
 import { readCharged, readRollups, type Scope, writeRollup } from './billing-store.ts';
 import { type PostChargesResult, postCharges } from './post-charges.ts';
-import { caughtUpTo, quiet, readLogTotals, readUsageOffsets } from './usage-log.ts';
+import { caughtUpTo, quiet, readLogTotals, readUsageOffsets, type UsageOffsets } from './usage-log.ts';
 
 // Reconciliation: each org/model/UTC day recomputed from the raw request log in ClickHouse is
 // compared with the Postgres rollup and the charges posted (domain/billing/reconcile.ts). Usage:
@@ -33,13 +33,26 @@ export class NotSettled extends Error {}
 async function settle(deps: ReconcileDeps): Promise<void> {
   const { end } = await readUsageOffsets(deps.pool);
   const deadline = Date.now() + (deps.settleTimeoutMs ?? 30_000);
-  while (!caughtUpTo(await readUsageOffsets(deps.pool), end)) {
+  for (let offsets = await readUsageOffsets(deps.pool); !caughtUpTo(offsets, end); ) {
     if (Date.now() > deadline)
       throw new NotSettled(
-        'The usage projections are behind the usage topic; are the consumers running? Rerun when they have caught up.',
+        `The usage projections are behind the usage topic (${behind(offsets, end)}); are the consumers running? Rerun when they have caught up.`,
       );
     await new Promise((resolve) => setTimeout(resolve, 200));
+    offsets = await readUsageOffsets(deps.pool);
   }
+}
+
+/** Where each projection stands against the end it must reach: `postgres p0 12/15`, … */
+function behind(offsets: UsageOffsets, end: Map<number, bigint>): string {
+  const stores = { postgres: offsets.postgres, clickhouse: offsets.clickhouse };
+  return Object.entries(stores)
+    .flatMap(([store, at]) =>
+      [...end]
+        .filter(([partition, high]) => (at.get(partition) ?? 0n) < high)
+        .map(([partition, high]) => `${store} p${partition} ${at.get(partition) ?? 0n}/${high}`),
+    )
+    .join(', ');
 }
 
 async function compareOnce(deps: ReconcileDeps, scope: Scope): Promise<Difference[]> {

@@ -1,6 +1,6 @@
 import type { DayTotals } from '../domain/billing/reconcile.ts';
 import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../platform/clickhouse.ts';
-import { createKafka, topicEnd } from '../platform/kafka.ts';
+import { topicEnd, withAdmin } from '../platform/kafka.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { topics } from '../platform/topics.ts';
 import { reached, storedOffsets } from '../projections/postgres-offsets.ts';
@@ -54,20 +54,16 @@ export interface UsageOffsets {
 
 export async function readUsageOffsets(pool: PgPool): Promise<UsageOffsets> {
   const topic = topics.usage.name;
-  const admin = createKafka('orrery-reconcile').admin();
-  await admin.connect();
-  try {
-    const [committed] = await admin.fetchOffsets({ groupId: usageClickHouseGroupId, topics: [topic] });
-    return {
-      end: await topicEnd(topic),
-      postgres: await storedOffsets(pool, usagePostgresGroupId, topic),
-      clickhouse: new Map(
-        (committed?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(Number(p.offset), 0))]),
-      ),
-    };
-  } finally {
-    await admin.disconnect();
-  }
+  const [committed] = await withAdmin('orrery-reconcile', (admin) =>
+    admin.fetchOffsets({ groupId: usageClickHouseGroupId, topics: [topic] }),
+  );
+  return {
+    end: await topicEnd(topic),
+    postgres: await storedOffsets(pool, usagePostgresGroupId, topic),
+    clickhouse: new Map(
+      (committed?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(Number(p.offset), 0))]),
+    ),
+  };
 }
 
 /** Both projections have read at least up to `end` in every partition. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { checkKafkaEnvironment, kafkaEnvironment, kafkaSettings } from './kafka-settings.ts';
 
 // The one typed config module: every process reads its settings here, from the environment,
 // with defaults that point at the local stack (`infra/`).
@@ -8,36 +9,41 @@ const portNumber = z.coerce.number().int().min(1).max(65535);
 /** The sandbox token secret when ORRERY_TOKEN_SECRET is unset; the API warns at start-up. */
 export const developmentTokenSecret = 'orrery-development-token-secret-do-not-use-in-production';
 
-const environmentSchema = z.object({
-  ORRERY_API_HOST: z.string().default('127.0.0.1'),
-  ORRERY_API_PORT: portNumber.default(8080),
-  ORRERY_CONSUMERS_PORT: portNumber.default(8090),
-  ORRERY_JOBS_PORT: portNumber.default(8091),
-  ORRERY_POST_CHARGES_EVERY_SECONDS: z.coerce.number().int().min(1).default(300),
-  ORRERY_RETENTION_EVERY_SECONDS: z.coerce.number().int().min(1).default(3600),
-  ORRERY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // Command-line tools log to stderr, so their stdout is only what they print (JSON with --json).
-  ORRERY_LOG_DESTINATION: z.enum(['stdout', 'stderr']).default('stdout'),
-  ORRERY_STACK_DIR: z.string().default('.stack'),
-  ORRERY_SANDBOX_DIR: z.string().default('.sandboxes'),
-  ORRERY_KAFKA_BROKERS: z.string().default('127.0.0.1:19092'),
-  ORRERY_KAFKA_CONTROLLER_PORT: portNumber.default(19093),
-  ORRERY_REGISTRY_URL: z.url().default('http://127.0.0.1:18081'),
-  ORRERY_CLICKHOUSE_URL: z.url().default('http://127.0.0.1:18123'),
-  ORRERY_CLICKHOUSE_NATIVE_PORT: portNumber.default(19000),
-  ORRERY_CLICKHOUSE_DATABASE: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]*$/)
-    .default('orrery'),
-  ORRERY_POSTGRES_URL: z.url().default('postgres://orrery:orrery@127.0.0.1:15432/orrery'),
-  ORRERY_PUBLISH_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  ORRERY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(4),
-  ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-  ORRERY_MODELS: z.string().default('[]'),
-  // Signs sandbox tokens (api/auth/sandbox-tokens.ts); the default is for development only.
-  ORRERY_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').default(developmentTokenSecret),
-  ORRERY_SANDBOX_IDLE_CHECK_SECONDS: z.coerce.number().int().min(1).default(15),
-});
+const environmentSchema = z
+  .object({
+    ORRERY_API_HOST: z.string().default('127.0.0.1'),
+    ORRERY_API_PORT: portNumber.default(8080),
+    ORRERY_CONSUMERS_PORT: portNumber.default(8090),
+    ORRERY_JOBS_PORT: portNumber.default(8091),
+    ORRERY_POST_CHARGES_EVERY_SECONDS: z.coerce.number().int().min(1).default(300),
+    ORRERY_RETENTION_EVERY_SECONDS: z.coerce.number().int().min(1).default(3600),
+    ORRERY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Command-line tools log to stderr, so their stdout is only what they print (JSON with --json).
+    ORRERY_LOG_DESTINATION: z.enum(['stdout', 'stderr']).default('stdout'),
+    ORRERY_STACK_DIR: z.string().default('.stack'),
+    ORRERY_SANDBOX_DIR: z.string().default('.sandboxes'),
+    ...kafkaEnvironment,
+    ORRERY_KAFKA_CONTROLLER_PORT: portNumber.default(19093),
+    // The local stack's Kafka: one node, or three (replication factor 3, min.insync.replicas 2).
+    ORRERY_STACK_KAFKA_NODES: z.enum(['1', '3'], 'use 1 or 3').default('1'),
+    ORRERY_REGISTRY_URL: z.url().default('http://127.0.0.1:18081'),
+    ORRERY_CLICKHOUSE_URL: z.url().default('http://127.0.0.1:18123'),
+    ORRERY_CLICKHOUSE_NATIVE_PORT: portNumber.default(19000),
+    ORRERY_CLICKHOUSE_DATABASE: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/)
+      .default('orrery'),
+    ORRERY_POSTGRES_URL: z.url().default('postgres://orrery:orrery@127.0.0.1:15432/orrery'),
+    ORRERY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(4),
+    // Copies of each topic provisioning creates; by default as many as the local stack has nodes.
+    ORRERY_TOPIC_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).optional(),
+    ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    ORRERY_MODELS: z.string().default('[]'),
+    // Signs sandbox tokens (api/auth/sandbox-tokens.ts); the default is for development only.
+    ORRERY_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').default(developmentTokenSecret),
+    ORRERY_SANDBOX_IDLE_CHECK_SECONDS: z.coerce.number().int().min(1).default(15),
+  })
+  .superRefine(checkKafkaEnvironment);
 
 // The models of the title and preview service (spec 000), each served by an OpenAI-compatible
 // chat-completions endpoint (vLLM, llama.cpp's server, Ollama, hosted gateways). A model without
@@ -109,10 +115,11 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
       idleCheckSeconds: env.ORRERY_SANDBOX_IDLE_CHECK_SECONDS,
     },
     kafka: {
-      brokers: env.ORRERY_KAFKA_BROKERS.split(',').map((broker) => broker.trim()),
+      ...kafkaSettings(env),
       controllerPort: env.ORRERY_KAFKA_CONTROLLER_PORT,
       partitions: env.ORRERY_TOPIC_PARTITIONS,
-      publishTimeoutMs: env.ORRERY_PUBLISH_TIMEOUT_MS,
+      stackNodes: Number(env.ORRERY_STACK_KAFKA_NODES) as 1 | 3,
+      replicationFactor: env.ORRERY_TOPIC_REPLICATION_FACTOR ?? Number(env.ORRERY_STACK_KAFKA_NODES),
     },
     registry: { url: env.ORRERY_REGISTRY_URL.replace(/\/$/, '') },
     clickhouse: {

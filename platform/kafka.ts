@@ -1,53 +1,106 @@
-import { connect } from 'node:net';
-import { type ISocketFactory, Kafka, logLevel as kafkaLogLevel, type LogEntry } from 'kafkajs';
+import confluent, { type KafkaJS } from '@confluentinc/kafka-javascript';
 import { config } from './config.ts';
+import type { KafkaSettings } from './kafka-settings.ts';
 import { logger } from './logger.ts';
 
-const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [kafkaLogLevel.ERROR]: 'error',
-  [kafkaLogLevel.WARN]: 'warn',
-  [kafkaLogLevel.INFO]: 'info',
-  [kafkaLogLevel.DEBUG]: 'debug',
+// The platform's one Kafka client library, @confluentinc/kafka-javascript (librdkafka, through its
+// KafkaJS-shaped API): the producer, the consumer groups and the admin calls all connect here,
+// with the same brokers, TLS and SASL (platform/kafka-settings.ts).
+
+export type Kafka = KafkaJS.Kafka;
+export type Admin = KafkaJS.Admin;
+export type Consumer = KafkaJS.Consumer;
+export type Producer = KafkaJS.Producer;
+export type EachBatchPayload = KafkaJS.EachBatchPayload;
+export type KafkaMessage = KafkaJS.KafkaMessage;
+export type ProducerConstructorConfig = KafkaJS.ProducerConstructorConfig;
+export type ConsumerConstructorConfig = KafkaJS.ConsumerConstructorConfig;
+export const { CompressionTypes } = confluent.KafkaJS;
+
+/** librdkafka's logs through our pino logger, so every process logs JSON. */
+const kafkaLogger: KafkaJS.Logger = {
+  error: (message, extra) => logger.error({ kafka: extra }, `kafka: ${message}`),
+  warn: (message, extra) => logger.warn({ kafka: extra }, `kafka: ${message}`),
+  info: (message, extra) => logger.info({ kafka: extra }, `kafka: ${message}`),
+  debug: (message, extra) => logger.debug({ kafka: extra }, `kafka: ${message}`),
+  namespace: () => kafkaLogger,
+  setLogLevel: () => undefined,
 };
 
-/** kafkajs logs through our pino logger, so every process logs JSON. */
-function kafkaLogCreator() {
-  return ({ level, log }: LogEntry) => {
-    const { message, ...rest } = log;
-    logger[levels[level] ?? 'info']({ kafka: rest }, `kafka: ${message}`);
-  };
+/** The connection part of librdkafka's configuration: brokers, TLS, SASL, timeouts. */
+export function librdkafkaConfig(settings: KafkaSettings, clientId: string) {
+  const { tls, sasl } = settings;
+  const protocol = tls ? (sasl ? 'sasl_ssl' : 'ssl') : sasl ? 'sasl_plaintext' : 'plaintext';
+  return {
+    'bootstrap.servers': settings.brokers.join(','),
+    'client.id': clientId,
+    'security.protocol': protocol,
+    ...(tls?.ca ? { 'ssl.ca.pem': tls.ca } : {}),
+    ...(tls?.certificate && tls.key
+      ? { 'ssl.certificate.pem': tls.certificate, 'ssl.key.pem': tls.key }
+      : {}),
+    ...(tls?.keyPassword ? { 'ssl.key.password': tls.keyPassword } : {}),
+    ...(sasl
+      ? { 'sasl.mechanisms': sasl.mechanism, 'sasl.username': sasl.username, 'sasl.password': sasl.password }
+      : {}),
+    // A broker that does not answer is given up on after one request's time, not librdkafka's
+    // minute, so a dead broker's partitions move on to their new leader quickly.
+    'socket.timeout.ms': settings.timeouts.requestMs,
+    // librdkafka's floor for a connection's setup is a second.
+    'socket.connection.setup.timeout.ms': Math.max(1000, settings.timeouts.requestMs),
+    'socket.nagle.disable': true,
+    'socket.keepalive.enable': true,
+  } as const;
 }
 
 /**
- * kafkajs (our consumers and admin calls) leaves Nagle's algorithm on; the Java client and
- * librdkafka turn it off. A fetch, heartbeat or offset commit written while an earlier request is
- * unacknowledged would otherwise wait for that acknowledgement.
+ * @param quiet for probes that expect a refused connection (a health check while a broker
+ *   starts): librdkafka's connection errors are not logged.
  */
-const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
-  const socket = connect({ host, port, noDelay: true }, onConnect);
-  socket.setKeepAlive(true, 60_000);
-  return socket;
-};
-
-export function createKafka(clientId: string, brokers: string[] = config().kafka.brokers): Kafka {
-  return new Kafka({
-    clientId,
-    brokers,
-    logLevel: kafkaLogLevel.WARN,
-    logCreator: kafkaLogCreator,
-    socketFactory,
-    retry: { initialRetryTime: 200, retries: 8 },
+export function createKafka(
+  clientId: string,
+  settings: KafkaSettings = config().kafka,
+  quiet = false,
+): Kafka {
+  const { logLevel } = confluent.KafkaJS;
+  return new confluent.KafkaJS.Kafka({
+    ...librdkafkaConfig(settings, clientId),
+    // The KafkaJS-shaped block wants the brokers too; librdkafka's own keys above take precedence.
+    kafkaJS: {
+      brokers: settings.brokers,
+      logger: kafkaLogger,
+      logLevel: quiet ? logLevel.NOTHING : logLevel.WARN,
+    },
   });
 }
 
-/** A topic's end: the offset the next message will get, per partition. */
-export async function topicEnd(topic: string): Promise<Map<number, bigint>> {
-  const admin = createKafka('orrery-topic-end').admin();
+/** Runs `work` with a connected admin client, disconnected after. */
+export async function withAdmin<T>(
+  clientId: string,
+  work: (admin: Admin) => Promise<T>,
+  settings: KafkaSettings = config().kafka,
+  quiet = false,
+): Promise<T> {
+  const admin = createKafka(clientId, settings, quiet).admin();
   await admin.connect();
   try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return new Map(offsets.map((end) => [end.partition, BigInt(end.high)] as const));
+    return await work(admin);
   } finally {
     await admin.disconnect();
   }
+}
+
+/** A topic's end: the offset the next message will get, per partition. */
+export function topicEnd(
+  topic: string,
+  settings: KafkaSettings = config().kafka,
+): Promise<Map<number, bigint>> {
+  return withAdmin(
+    'orrery-topic-end',
+    async (admin) => {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      return new Map(offsets.map((end) => [end.partition, BigInt(end.high)] as const));
+    },
+    settings,
+  );
 }

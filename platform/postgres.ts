@@ -8,8 +8,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export type PgPool = pg.Pool;
 export type PgClient = pg.PoolClient;
 
-export function createPgPool(max = 10): PgPool {
-  return new pg.Pool({ connectionString: config().postgres.url, max, idleTimeoutMillis: 30_000 });
+export function createPgPool(max = 10, url = config().postgres.url): PgPool {
+  return new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
 }
 
 /** Runs `work` in one transaction, rolled back if it throws. */

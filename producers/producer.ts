@@ -1,16 +1,23 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { config } from '../platform/config.ts';
+import { CompressionTypes, createKafka, type Producer } from '../platform/kafka.ts';
+import type { KafkaSettings } from '../platform/kafka-settings.ts';
 import { messagesProduced } from '../platform/metrics.ts';
 import { createRegistry, registerValueSchema, type StreamCodec, streamCodec } from '../platform/registry.ts';
 import { type StreamName, topics } from '../platform/topics.ts';
-import { IdempotentProducer, type OutgoingMessage } from './wire/idempotent-producer.ts';
 
-export type { OutgoingMessage };
+/** A message as the dead-letter path sends it: the original bytes, with headers saying why. */
+export interface OutgoingMessage {
+  key: Buffer | string | null;
+  value: Buffer | null;
+  headers?: Record<string, Buffer | string>;
+}
 
 /**
- * The process's one Kafka producer: idempotent, acks=all, gzip-compressed batches. Every typed
- * publisher (producers/*.ts) sends through `send`, which resolves only once Kafka acknowledged:
- * that acknowledgement is the platform's durability point.
+ * The process's one Kafka producer: idempotent, acks=all. Every typed publisher (producers/*.ts)
+ * sends through `send`, which resolves only once Kafka acknowledged each of its records: that
+ * acknowledgement is the platform's durability point. Each caller's records succeed or fail on
+ * their own; a caller never fails because another caller's records did.
  */
 export interface EventProducer {
   send<T extends object>(stream: StreamName, records: { key: string; value: T }[]): Promise<void>;
@@ -20,12 +27,6 @@ export interface EventProducer {
   readonly registry: SchemaRegistry;
 }
 
-/**
- * Gzip pays for itself on large batches (span events) and only costs CPU on small ones (a few
- * usage or org events), so small batches go as they are. Any Kafka client reads both.
- */
-const compressAboveBytes = 16 * 1024;
-
 export class PublishFailed extends Error {
   constructor(message: string, options?: { cause: unknown }) {
     super(message, options);
@@ -34,9 +35,28 @@ export class PublishFailed extends Error {
 }
 
 export interface ProducerOptions {
-  brokers?: string[];
-  /** A send not acknowledged within this time fails, so callers answer 503 rather than hang. */
-  publishTimeoutMs?: number;
+  /** The cluster and timeouts, ORRERY_KAFKA_* unless given (a test may shorten the caller's wait). */
+  settings?: KafkaSettings;
+}
+
+// librdkafka's error code for a fatal producer error: the instance can produce no more.
+const fatalErrorCode = -150;
+
+/**
+ * librdkafka batches the records of concurrent sends itself (group commit without our code) and
+ * keeps per-partition sequence numbers as the Java client does: assigned when a batch is built,
+ * kept across retries, the epoch bumped after a record whose outcome is unknown (KIP-360).
+ * Compression runs on librdkafka's threads, so lz4 costs the event loop nothing.
+ */
+function producerConfig(settings: KafkaSettings) {
+  return {
+    kafkaJS: { idempotent: true, acks: -1, compression: CompressionTypes.LZ4 },
+    'linger.ms': 0,
+    'request.timeout.ms': settings.timeouts.requestMs,
+    'message.timeout.ms': settings.timeouts.deliveryMs,
+    // Span events carry up to about 1 MiB of span data (api/otlp/ingest.ts, chunkBySize).
+    'message.max.bytes': 16 * 1024 * 1024,
+  };
 }
 
 /**
@@ -48,13 +68,11 @@ export async function createEventProducer(
   options: ProducerOptions = {},
 ): Promise<EventProducer> {
   const registry = createRegistry();
-  const timeoutMs = options.publishTimeoutMs ?? config().kafka.publishTimeoutMs;
-  const producer = new IdempotentProducer({
-    clientId,
-    brokers: options.brokers ?? config().kafka.brokers,
-    timeoutMs,
-  });
+  const settings = options.settings ?? config().kafka;
+  const callerMs = settings.timeouts.callerMs;
   const codecs = new Map<StreamName, StreamCodec<object>>();
+  let current: { instance: Producer; connected: Promise<Producer>; ready: boolean } | undefined;
+  let closed = false;
 
   async function codecFor(stream: StreamName): Promise<StreamCodec<object>> {
     let codec = codecs.get(stream);
@@ -65,56 +83,58 @@ export async function createEventProducer(
     return codec;
   }
 
-  // Group commit: the producer sends one request at a time and has no linger, so sends that
-  // arrive while one is in flight wait and then go together in one produce request. Each caller
-  // still resolves only once its own messages are acknowledged.
-  const waiting: { topic: string; messages: OutgoingMessage[]; settle: (error?: unknown) => void }[] = [];
-  let flushing = false;
-
-  async function flush(): Promise<void> {
-    flushing = true;
-    while (waiting.length > 0) {
-      const batch = waiting.splice(0);
-      const byTopic = new Map<string, OutgoingMessage[]>();
-      for (const entry of batch) {
-        const messages = byTopic.get(entry.topic) ?? [];
-        messages.push(...entry.messages);
-        byTopic.set(entry.topic, messages);
-      }
-      try {
-        await producer.send(
-          [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-          compressAboveBytes,
-        );
-        for (const [topic, messages] of byTopic) messagesProduced.inc({ topic }, messages.length);
-        for (const entry of batch) entry.settle();
-      } catch (error) {
-        for (const entry of batch) entry.settle(error);
-      }
+  function producer(): Promise<Producer> {
+    if (!current) {
+      const instance = createKafka(clientId, settings).producer(producerConfig(settings));
+      const attempt = { instance, connected: instance.connect().then(() => instance), ready: false };
+      current = attempt;
+      attempt.connected.then(
+        () => {
+          attempt.ready = true;
+        },
+        () => {
+          if (current === attempt) current = undefined;
+        },
+      );
     }
-    flushing = false;
+    return current.connected;
+  }
+
+  /** After a fatal error the instance produces nothing more: the next send starts a new one. */
+  function replaceAfterFatal(instance: Producer, error: unknown) {
+    if ((error as { code?: unknown }).code !== fatalErrorCode || current?.instance !== instance) return;
+    current = undefined;
+    void instance.disconnect().catch(() => undefined);
   }
 
   async function deliver(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    if (closed) throw new PublishFailed('the producer is closed');
     let timer: NodeJS.Timeout | undefined;
-    const acknowledged = new Promise<void>((resolve, reject) => {
-      waiting.push({ topic, messages, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-    });
-    if (!flushing) void flush();
-    const timeout = new Promise<never>((_, reject) => {
+    const callerWait = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new PublishFailed(`Kafka did not acknowledge within ${timeoutMs} ms`)),
-        timeoutMs,
+        () => reject(new PublishFailed(`Kafka did not acknowledge within ${callerMs} ms`)),
+        callerMs,
       );
     });
+    const delivery = (async () => {
+      const instance = await producer();
+      try {
+        await instance.send({ topic, messages });
+      } catch (error) {
+        replaceAfterFatal(instance, error);
+        throw error;
+      }
+    })();
     try {
-      await Promise.race([acknowledged, timeout]);
+      await Promise.race([delivery, callerWait]);
+      messagesProduced.inc({ topic }, messages.length);
     } catch (error) {
       throw error instanceof PublishFailed
         ? error
         : new PublishFailed(`publishing to ${topic} failed`, { cause: error });
     } finally {
       clearTimeout(timer);
+      delivery.catch(() => undefined);
     }
   }
 
@@ -129,6 +149,12 @@ export async function createEventProducer(
     async sendRaw(topic, messages) {
       if (messages.length > 0) await deliver(topic, messages);
     },
-    disconnect: async () => producer.close(),
+    async disconnect() {
+      closed = true;
+      const disconnected = current?.instance.disconnect().catch(() => undefined);
+      // A connected producer flushes what is in flight first; one still connecting (Kafka away)
+      // has nothing to flush, and is not waited for: its connection attempt lasts half a minute.
+      if (current?.ready) await disconnected;
+    },
   };
 }

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import type { Consumer } from 'kafkajs';
 import { balanceCents } from '../../domain/billing/charges.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
-import { createKafka, topicEnd } from '../../platform/kafka.ts';
+import { type Consumer, createKafka, topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { decodeValue } from '../../platform/registry.ts';
 import { topics } from '../../platform/topics.ts';
@@ -84,15 +83,19 @@ export async function followOrgStream(
   if (pending.size === 0) markCaughtUp();
 
   const consumer: Consumer = kafka.consumer({
-    groupId: `orrery-api-${randomUUID()}`,
-    maxWaitTimeInMs: 50,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    kafkaJS: {
+      groupId: `orrery-api-${randomUUID()}`,
+      fromBeginning: true,
+      autoCommit: false,
+      maxWaitTimeInMs: 50,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 2_000,
+    },
+    'js.consumer.max.batch.size': 10_000,
   });
   await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.subscribe({ topics: [topic] });
   await consumer.run({
-    autoCommit: false,
     eachBatch: async ({ batch }) => {
       for (const message of batch.messages) {
         if (!message.value) continue;

@@ -13,7 +13,7 @@ export function clickhouseComponent(config: Config): Component {
   return {
     name: 'clickhouse',
     port,
-    daemon,
+    daemons: [daemon],
     install() {
       for (const dir of ['data', 'tmp', 'user_files', 'format_schemas'])
         mkdirSync(join(home, dir), { recursive: true });

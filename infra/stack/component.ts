@@ -6,7 +6,8 @@ import type { Daemon } from './processes.ts';
 export interface Component {
   readonly name: string;
   readonly port: number;
-  readonly daemon: Daemon;
+  /** Its processes: one, or one per node (a three-node Kafka). */
+  readonly daemons: readonly Daemon[];
   /** Fetches what is missing (jars, archives, data folders); idempotent and offline once cached. */
   install(log: (line: string) => void): void;
   healthy(): Promise<boolean>;

@@ -5,6 +5,15 @@ import { ensureDebianPackages } from './install.ts';
 import { kafkaComponent } from './kafka.ts';
 import { postgresComponent } from './postgres.ts';
 import { readPid, stopDaemon } from './processes.ts';
+
+const running = (component: Component) => component.daemons.some((daemon) => readPid(daemon) !== undefined);
+
+async function stopComponent(component: Component): Promise<boolean> {
+  let stopped = false;
+  for (const daemon of component.daemons) if (await stopDaemon(daemon)) stopped = true;
+  return stopped;
+}
+
 import { registryComponent } from './registry.ts';
 
 /** In start order: the registry keeps its schemas in Postgres. */
@@ -30,9 +39,9 @@ export async function startStack(
     if (await component.healthy().catch(() => false)) {
       outcomes[component.name] = 'reused';
     } else {
-      if (readPid(component.daemon) !== undefined) {
+      if (running(component)) {
         log(`${component.name}: a previous process is running but not healthy; restarting it`);
-        await stopDaemon(component.daemon);
+        await stopComponent(component);
       }
       component.install(log);
       log(`${component.name}: starting on port ${component.port}`);
@@ -48,7 +57,7 @@ export async function startStack(
 
 export async function stopStack(config: Config, log: (line: string) => void): Promise<void> {
   for (const component of stackComponents(config).reverse()) {
-    if (await stopDaemon(component.daemon)) log(`${component.name}: stopped`);
+    if (await stopComponent(component)) log(`${component.name}: stopped`);
   }
 }
 
@@ -58,7 +67,7 @@ export async function stackStatus(
   const status: Record<string, 'healthy' | 'unhealthy' | 'stopped'> = {};
   for (const component of stackComponents(config)) {
     if (await component.healthy().catch(() => false)) status[component.name] = 'healthy';
-    else status[component.name] = readPid(component.daemon) === undefined ? 'stopped' : 'unhealthy';
+    else status[component.name] = running(component) ? 'unhealthy' : 'stopped';
   }
   return status;
 }

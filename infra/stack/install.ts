@@ -12,6 +12,8 @@ const debianPackages = [
   { present: () => commandExists('clickhouse-server'), pkg: 'clickhouse-server' },
   { present: () => commandExists('bwrap'), pkg: 'bubblewrap' },
   { present: () => commandExists('debootstrap'), pkg: 'debootstrap' },
+  // Makes the TLS material of the local secured Kafka cluster (infra/stack/tls.ts).
+  { present: () => commandExists('openssl'), pkg: 'openssl' },
 ];
 
 export function ensureDebianPackages(log: (line: string) => void): void {

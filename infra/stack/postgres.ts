@@ -27,7 +27,7 @@ export function postgresComponent(config: Config): Component {
   return {
     name: 'postgres',
     port,
-    daemon,
+    daemons: [daemon],
     install() {
       mkdirSync(socketDir, { recursive: true });
       if (existsSync(join(dataDir, 'PG_VERSION'))) return;

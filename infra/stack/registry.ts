@@ -23,7 +23,7 @@ export function registryComponent(config: Config): Component {
   return {
     name: 'registry',
     port,
-    daemon,
+    daemons: [daemon],
     install(log) {
       mavenCopy([`io.apicurio:apicurio-registry-app:${registryVersion}:tar.gz:all`], archiveDir, log, {
         transitive: false,

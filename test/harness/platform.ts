@@ -6,11 +6,12 @@ import { allProjections } from '../../consumers/projections.ts';
 import { type Projection, type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
 import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
-import { createKafka } from '../../platform/kafka.ts';
+import { withAdmin } from '../../platform/kafka.ts';
 import { logger } from '../../platform/logger.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
 import { deadLetterTopic, topics } from '../../platform/topics.ts';
 import { createEventProducer, type EventProducer } from '../../producers/producer.ts';
+import { startGroupAtEnd } from './kafka.ts';
 
 /**
  * The platform's processes, in the test process, against the real stack: the producer, the
@@ -86,26 +87,12 @@ export async function runProjectionAs<E>(
   groupId: string,
   hooks?: Parameters<typeof runConsumer>[1]['hooks'],
 ): Promise<RunningConsumer> {
-  const admin = createKafka('orrery-test-admin').admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({ topics: [{ topic: deadLetterTopic(groupId), numPartitions: 1 }] });
-    const topic = topics[projection.stream].name;
-    const committed = await admin.fetchOffsets({ groupId, topics: [topic] });
-    const isNew = committed.every((entry) =>
-      entry.partitions.every((partition) => partition.offset === '-1'),
-    );
-    if (isNew) {
-      const ends = await admin.fetchTopicOffsets(topic);
-      await admin.setOffsets({
-        groupId,
-        topic,
-        partitions: ends.map((end) => ({ partition: end.partition, offset: end.high })),
-      });
-    }
-  } finally {
-    await admin.disconnect();
-  }
+  const deadLetters = deadLetterTopic(groupId);
+  await withAdmin('orrery-test-admin', async (admin) => {
+    if (!(await admin.listTopics()).includes(deadLetters))
+      await admin.createTopics({ topics: [{ topic: deadLetters, numPartitions: 1 }] });
+  });
+  await startGroupAtEnd(groupId, topics[projection.stream].name);
   return runConsumer(
     { ...projection, groupId },
     { registry: platform.producer.registry, producer: platform.producer, logger, hooks },

@@ -2,7 +2,8 @@ import type { Reporter, TestModule } from 'vitest/node';
 
 /**
  * Prints one plain closing line, `N passed, N failed, N skipped`, after Vitest's own report, so
- * CI reads the counts the way it reads any runner's.
+ * CI reads the counts the way it reads any runner's, and the Node version the tests ran on (the
+ * project's own, from the npm registry's `node` package: package.json's engines).
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -17,5 +18,6 @@ export default class SummaryReporter implements Reporter {
       if (testModule.state() === 'failed' && testModule.children.size === 0) counts.failed += 1;
     }
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+    process.stdout.write(`ran on Node ${process.version} (${process.execPath})\n`);
   }
 }

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { sql } from '../../../platform/clickhouse.ts';
-import { createKafka } from '../../../platform/kafka.ts';
 import { deadLetterTopic, topics } from '../../../platform/topics.ts';
 import { publishUsage } from '../../../producers/usage.ts';
+import { readTopic } from '../../harness/kafka.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 
 let platform: TestPlatform;
@@ -45,32 +45,10 @@ it('sends an undecodable message to the dead-letter topic and goes on', async ()
   });
 
   // And the garbage is on the group's dead-letter topic, with where it came from and why.
-  const consumer = createKafka('orrery-test-dlq-reader').consumer({
-    groupId: `test-dlq-${randomUUID()}`,
-    maxWaitTimeInMs: 100,
-  });
-  await consumer.connect();
-  await consumer.subscribe({ topic: deadLetterTopic('orrery-usage-clickhouse'), fromBeginning: true });
-  const found = new Promise<Record<string, string>>((resolve) => {
-    void consumer.run({
-      eachMessage: async ({ message }) => {
-        if (message.value?.toString().includes(marker)) {
-          resolve(
-            Object.fromEntries(
-              Object.entries(message.headers ?? {}).map(([key, value]) => [key, String(value)]),
-            ),
-          );
-        }
-      },
-    });
-  });
-  const headers = await Promise.race([
-    found,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error('no dead letter within 20 s')), 20_000),
-    ),
-  ]);
-  await consumer.disconnect();
+  const read = await readTopic(deadLetterTopic('orrery-usage-clickhouse'), (messages) =>
+    messages.some((message) => message.value.toString().includes(marker)),
+  );
+  const { headers } = read.find((message) => message.value.toString().includes(marker))!;
   expect(headers['orrery.dlq.reason']).toBe('undecodable');
   expect(headers['orrery.dlq.topic']).toBe(topics.usage.name);
   expect(Number(headers['orrery.dlq.offset'])).toBeGreaterThanOrEqual(0);

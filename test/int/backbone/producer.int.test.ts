@@ -1,107 +1,107 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { config } from '../../../platform/config.ts';
-import { createKafka } from '../../../platform/kafka.ts';
-import { IdempotentProducer, ProduceFailed } from '../../../producers/wire/idempotent-producer.ts';
-import { partitionForKey } from '../../../producers/wire/partitioner.ts';
+import { withAdmin } from '../../../platform/kafka.ts';
+import type { KafkaSettings } from '../../../platform/kafka-settings.ts';
+import { createEventProducer, type EventProducer, PublishFailed } from '../../../producers/producer.ts';
+import { readTopic } from '../../harness/kafka.ts';
 
-// The platform's own producer (producers/wire/) against the real broker, read back by kafkajs:
-// keys land on the default partitioner's partition, values and headers arrive intact, gzip and
-// plain batches both decode, and sequences carry on over a new connection.
+// The platform's one producer against the real broker, read back through the same client: a key's
+// messages stay on one partition in the order sent, values and headers arrive intact, each once,
+// and one caller's failure is that caller's alone.
 
 const topic = `orrery.test.producer.${randomUUID()}.v1`;
 const partitions = 4;
-const admin = createKafka('orrery-test-producer-admin').admin();
-const producer = new IdempotentProducer({
-  clientId: 'orrery-test-producer',
-  brokers: config().kafka.brokers,
-  timeoutMs: 10_000,
+let producer: EventProducer;
+
+/** The local stack's settings with a caller's wait short enough for a test. */
+const withCallerWait = (callerMs: number, overrides: Partial<KafkaSettings> = {}): KafkaSettings => ({
+  ...config().kafka,
+  ...overrides,
+  timeouts: { requestMs: Math.min(callerMs, 1000), deliveryMs: callerMs, callerMs },
 });
 
 beforeAll(async () => {
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
+  await withAdmin('orrery-test-producer-admin', (admin) =>
+    admin.createTopics({ topics: [{ topic, numPartitions: partitions }] }),
+  );
+  producer = await createEventProducer('orrery-test-producer');
 });
 afterAll(async () => {
-  producer.close();
-  await admin.deleteTopics({ topics: [topic] });
-  await admin.disconnect();
+  await producer.disconnect();
+  await withAdmin('orrery-test-producer-admin', (admin) => admin.deleteTopics({ topics: [topic] }));
 });
 
-async function readAll(count: number) {
-  const consumer = createKafka('orrery-test-producer-reader').consumer({ groupId: `reader-${randomUUID()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  const read: { partition: number; key: string | null; value: string; headers: Record<string, string> }[] =
-    [];
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`read ${read.length} of ${count}`)), 20_000);
-    void consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(message.headers ?? {})) headers[name] = String(value);
-        read.push({
-          partition,
-          key: message.key?.toString() ?? null,
-          value: message.value!.toString(),
-          headers,
-        });
-        if (read.length >= count) {
-          clearTimeout(timer);
-          resolve();
-        }
-      },
-    });
-  });
-  await consumer.disconnect();
-  return read;
-}
-
-it('writes what kafkajs reads back, on the partition of each key, across reconnections', async () => {
-  const small = Array.from({ length: 20 }, (_, i) => ({
+it('writes each message once, a key on one partition in the order sent, headers intact', async () => {
+  const keyed = Array.from({ length: 40 }, (_, i) => ({
     key: `org_${i % 7}`,
     value: Buffer.from(`small ${i}`),
   }));
-  await producer.send([{ topic, messages: small }], 16 * 1024);
-  producer.close(); // the next send connects again and carries on the partitions' sequences
-  const large = { key: 'org_large', value: Buffer.from('x'.repeat(40_000)), headers: { why: 'gzip' } };
+  // Concurrent callers, as the API's requests are: librdkafka batches them together.
+  await Promise.all(keyed.map((message) => producer.sendRaw(topic, [message])));
+  const large = { key: 'org_large', value: Buffer.from('x'.repeat(2_000_000)), headers: { why: 'large' } };
   const unkeyed = { key: null, value: Buffer.from('no key'), headers: { 'orrery.dlq.reason': 'test' } };
-  await producer.send([{ topic, messages: [large, unkeyed] }], 16 * 1024);
+  await producer.sendRaw(topic, [large, unkeyed]);
+  const ordered = Array.from({ length: 10 }, (_, i) => `ordered ${i}`);
+  for (const value of ordered)
+    await producer.sendRaw(topic, [{ key: 'org_ordered', value: Buffer.from(value) }]);
 
-  const read = await readAll(22);
-  for (const message of small) {
-    const found = read.find((r) => r.value === message.value.toString());
-    expect(found?.partition).toBe(partitionForKey(Buffer.from(message.key), partitions));
-    expect(found?.key).toBe(message.key);
+  const read = await readTopic(topic, (messages) => messages.length >= 52);
+  expect(read).toHaveLength(52);
+  for (let key = 0; key < 7; key += 1) {
+    const ofKey = read.filter((message) => message.key === `org_${key}`);
+    expect(new Set(ofKey.map((message) => message.partition)).size).toBe(1);
+    const sent = keyed
+      .filter((message) => message.key === `org_${key}`)
+      .map((message) => message.value.toString());
+    expect(new Set(ofKey.map((message) => message.value.toString()))).toEqual(new Set(sent));
   }
-  expect(read.find((r) => r.key === 'org_large')).toMatchObject({
-    value: large.value.toString(),
-    headers: { why: 'gzip' },
-  });
-  expect(read.find((r) => r.key === null)).toMatchObject({
-    value: 'no key',
+  const ofOrdered = read.filter((message) => message.key === 'org_ordered');
+  expect(new Set(ofOrdered.map((message) => message.partition)).size).toBe(1);
+  expect(
+    [...ofOrdered].sort((a, b) => Number(a.offset - b.offset)).map((message) => message.value.toString()),
+  ).toEqual(ordered);
+  expect(read.find((message) => message.key === 'org_large')).toMatchObject({ headers: { why: 'large' } });
+  expect(read.find((message) => message.key === 'org_large')?.value.length).toBe(2_000_000);
+  expect(read.find((message) => message.key === null)).toMatchObject({
     headers: { 'orrery.dlq.reason': 'test' },
   });
-  expect(read).toHaveLength(22); // each once
 });
 
-it('refuses a topic that does not exist, naming it', async () => {
-  const missing = `orrery.test.missing.${randomUUID()}.v1`;
-  const shortLived = new IdempotentProducer({
-    clientId: 'orrery-test-producer',
-    brokers: config().kafka.brokers,
-    timeoutMs: 1_000,
+it("fails only the caller whose records failed: another caller's send goes through", async () => {
+  const shortWait = await createEventProducer('orrery-test-producer-isolation', {
+    settings: withCallerWait(2000),
   });
   try {
-    const refused = await shortLived
-      .send([{ topic: missing, messages: [{ key: 'k', value: Buffer.from('v') }] }], 16 * 1024)
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-    expect(refused).toBeInstanceOf(ProduceFailed);
-    expect((refused as Error).message).toBe(`the topic ${missing} does not exist`);
+    const missing = `orrery.test.missing.${randomUUID()}.v1`;
+    const marker = randomUUID();
+    const [refused, accepted] = await Promise.allSettled([
+      shortWait.sendRaw(missing, [{ key: 'k', value: Buffer.from('nowhere') }]),
+      shortWait.sendRaw(topic, [{ key: 'k', value: Buffer.from(marker) }]),
+    ]);
+    expect(refused.status).toBe('rejected');
+    expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(PublishFailed);
+    expect(accepted.status).toBe('fulfilled');
+    const read = await readTopic(topic, (messages) => messages.some((m) => m.value.toString() === marker));
+    expect(read.filter((message) => message.value.toString() === marker)).toHaveLength(1);
   } finally {
-    shortLived.close();
+    await shortWait.disconnect();
+  }
+});
+
+it('answers a caller within its wait when no broker answers, saying so', async () => {
+  const unreachable = await createEventProducer('orrery-test-producer-unreachable', {
+    settings: withCallerWait(1500, { brokers: ['127.0.0.1:1'] }),
+  });
+  try {
+    const started = Date.now();
+    const refused = await unreachable.sendRaw(topic, [{ key: 'k', value: Buffer.from('v') }]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(PublishFailed);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  } finally {
+    await unreachable.disconnect();
   }
 });

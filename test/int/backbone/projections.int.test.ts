@@ -77,25 +77,26 @@ describe('projections on the real stack', () => {
     const { orgId } = await createOrg(platform.admin, 'Redelivery Org');
     const usage = usageEvent(orgId);
     const groupSuffix = randomUUID();
-    const deliveries: string[] = [];
+    const crashed = new Set<string>();
 
-    // First life: the batch is written to both stores, then the consumer dies before committing.
-    const crash = async () => {
-      deliveries.push('crashed');
+    // First life: the batch is written to both stores, then the consumer dies before committing
+    // (each group may be given its batch again and crash again until it is stopped).
+    const crash = (group: string) => async () => {
+      crashed.add(group);
       throw new Error('simulated crash between the write and the commit');
     };
     const pgGroup = `test-org-postgres-${groupSuffix}`;
     const chGroup = `test-usage-clickhouse-${groupSuffix}`;
     const firstPg = await runProjectionAs(platform, orgPostgresProjection(platform.pool), pgGroup, {
-      afterProjectBeforeCommit: crash,
+      afterProjectBeforeCommit: crash(pgGroup),
     });
     const firstCh = await runProjectionAs(platform, usageClickHouseProjection(platform.clickhouse), chGroup, {
-      afterProjectBeforeCommit: crash,
+      afterProjectBeforeCommit: crash(chGroup),
     });
     // The test's groups start at the topics' end: these are the batches they see first.
     await createApiKey(platform.admin, orgId, ['traces:write'], 'before');
     await publishUsage(platform.producer, [usage]);
-    await eventually(async () => (deliveries.length >= 2 ? true : undefined), 30_000, 'both crashes');
+    await eventually(async () => (crashed.size === 2 ? true : undefined), 30_000, 'both groups crashed');
     await Promise.all([firstPg.stop(), firstCh.stop()]);
     const keysBefore = await platform.pool.query(
       'SELECT key_id, revoked_at FROM api_keys WHERE org_id = $1',
@@ -104,22 +105,22 @@ describe('projections on the real stack', () => {
     expect(await requestRows(usage.requestId, true)).toBe(1);
 
     // Second life: the same group gets the uncommitted batch again and commits it.
-    const committed: number[] = [];
-    const record = async (batch: { count: number }) => {
-      committed.push(batch.count);
+    const committed = new Set<string>();
+    const record = (group: string) => async () => {
+      committed.add(group);
     };
     const secondPg = await runProjectionAs(platform, orgPostgresProjection(platform.pool), pgGroup, {
-      afterProjectBeforeCommit: record,
+      afterProjectBeforeCommit: record(pgGroup),
     });
     const secondCh = await runProjectionAs(
       platform,
       usageClickHouseProjection(platform.clickhouse),
       chGroup,
       {
-        afterProjectBeforeCommit: record,
+        afterProjectBeforeCommit: record(chGroup),
       },
     );
-    await eventually(async () => (committed.length >= 2 ? true : undefined), 30_000, 'redelivered batches');
+    await eventually(async () => (committed.size === 2 ? true : undefined), 30_000, 'redelivered batches');
     await Promise.all([secondPg.stop(), secondCh.stop()]);
 
     const keysAfter = await platform.pool.query('SELECT key_id, revoked_at FROM api_keys WHERE org_id = $1', [

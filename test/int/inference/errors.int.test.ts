@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../../platform/config.ts';
 import { createEventProducer } from '../../../producers/producer.ts';
 import { refusedBaseUrl } from '../../harness/model-server.ts';
 import {
@@ -211,12 +212,19 @@ describe('503 usage_unavailable: an answer is never served unbilled', () => {
     service.model.script(() => ({ line: 'Password reset help' }));
     // A real producer whose broker does not answer: nothing is ever acknowledged.
     const producer = await createEventProducer('orrery-test-no-broker', {
-      brokers: [new URL(await refusedBaseUrl()).host],
-      publishTimeoutMs: 1000,
+      settings: {
+        ...config().kafka,
+        brokers: [new URL(await refusedBaseUrl()).host],
+        timeouts: { requestMs: 500, deliveryMs: 1000, callerMs: 1000 },
+      },
     });
-    const api = await service.apiWith(producer);
-    const response = await invoke(api, 'scribe/v1/titles', titleBody, customer.key);
-    expectError(response, 503, 'usage_unavailable', 'api_error');
-    expect(response.headers['retry-after']).toBe('5');
+    try {
+      const api = await service.apiWith(producer);
+      const response = await invoke(api, 'scribe/v1/titles', titleBody, customer.key);
+      expectError(response, 503, 'usage_unavailable', 'api_error');
+      expect(response.headers['retry-after']).toBe('5');
+    } finally {
+      await producer.disconnect();
+    }
   });
 });
