@@ -15,6 +15,8 @@ import { billingPlugin } from './billing/plugin.ts';
 import { errorHandler, jsonErrorFormat } from './errors.ts';
 import { inferencePlugin } from './inference/plugin.ts';
 import { observabilityPlugin } from './observability.ts';
+import { AdmissionLeases } from './otlp/admission-lease.ts';
+import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
@@ -74,14 +76,18 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const sandboxTokens = sandboxTokenCodec(tokenSecret);
   await app.register(authPlugin, { directory: deps.directory, sandboxTokens });
   await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
-  await app.register(otlpPlugin, {
-    prefix: '/api/otlp',
-    directory: deps.directory,
+  // A group waits for the org's lease no longer than its caller waits for Kafka, and a lease
+  // outlives a publish, so only a process that died or stalled loses one.
+  const { callerMs } = config().kafka.timeouts;
+  const admissions = new AdmissionQueue({
     pool: deps.pool,
     producer: deps.producer,
+    leases: new AdmissionLeases(deps.pool, callerMs + 5_000),
+    leaseWaitMs: callerMs,
     limits: deps.tracingLimits ?? limits,
   });
-  await app.register(traceDeletionPlugin, { prefix: '/api', pool: deps.pool, producer: deps.producer });
+  await app.register(otlpPlugin, { prefix: '/api/otlp', directory: deps.directory, admissions });
+  await app.register(traceDeletionPlugin, { prefix: '/api', admissions });
   await app.register(queriesPlugin, { prefix: '/api' });
   await app.register(inferencePlugin, {
     prefix: '/api/inference',

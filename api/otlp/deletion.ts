@@ -1,22 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { inTransaction, type PgPool } from '../../platform/postgres.ts';
-import type { EventProducer } from '../../producers/producer.ts';
-import { publishSpanEvents } from '../../producers/spans.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
-import { lockOrg, recordDeletion } from './ledger.ts';
+import type { AdmissionQueue } from './admission-queue.ts';
 
 const deletedAnswer = z.object({ data: z.object({ trace_id: z.string(), deleted: z.literal(true) }) });
 
 /**
- * `DELETE /api/traces/:traceId`: forgets the trace in the admission ledger (its spans are then
- * refused for 24 hours, 001 "Refused spans") and publishes TraceDeleted, which removes its spans
- * from the read model. Committed only once Kafka acknowledged, like an ingest.
+ * `DELETE /api/traces/:traceId`: publishes TraceDeleted, which removes the trace's spans from the
+ * read model, then forgets the trace in the admission ledger (its spans are then refused for 24
+ * hours, 001 "Refused spans"); in the org's admission queue, between its span requests.
  */
-export const traceDeletionPlugin: FastifyPluginAsyncZod<{ pool: PgPool; producer: EventProducer }> = async (
+export const traceDeletionPlugin: FastifyPluginAsyncZod<{ admissions: AdmissionQueue }> = async (
   app,
-  { pool, producer },
+  { admissions },
 ) => {
   app.setErrorHandler(errorHandler(jsonErrorFormat));
   app.delete(
@@ -34,15 +30,7 @@ export const traceDeletionPlugin: FastifyPluginAsyncZod<{ pool: PgPool; producer
     async (request) => {
       const { orgId } = request.principal!;
       const { traceId } = request.params;
-      const now = new Date();
-      const known = await inTransaction(pool, async (client) => {
-        await lockOrg(client, orgId);
-        if (!(await recordDeletion(client, orgId, traceId, now))) return false;
-        await publishSpanEvents(producer, [
-          { type: 'TraceDeleted', eventId: randomUUID(), orgId, traceId, occurredAt: now },
-        ]);
-        return true;
-      });
+      const known = await admissions.deleteTrace(orgId, traceId);
       if (!known)
         throw new ApiError(
           'not_found',

@@ -11,14 +11,18 @@ import { normalizeSpan, prepareResource } from '../../domain/tracing/normalize.t
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
 import { storedSpanBytes } from '../../domain/tracing/truncation.ts';
 import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
-import { inTransaction, type PgPool } from '../../platform/postgres.ts';
+import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishSpanEvents } from '../../producers/spans.ts';
-import { lockOrg, readLedger, recordAccepted } from './ledger.ts';
+import type { AdmissionLeases } from './admission-lease.ts';
+import { readLedger, recordAccepted, recordDeletion, traceKnown } from './ledger.ts';
 
 export interface IngestDeps {
   pool: PgPool;
   producer: EventProducer;
+  leases: AdmissionLeases;
+  /** How long a group may wait for the org's lease held by another API process. */
+  leaseWaitMs: number;
   limits: AdmissionLimits;
   now?: () => Date;
 }
@@ -74,11 +78,13 @@ function groupByTrace(spans: PublishedSpan[]): Map<string, PublishedSpan[]> {
 }
 
 /**
- * Admits the requests of one org, in arrival order, in one transaction (DESIGN.md, hot paths):
- * the org's ledger is locked and read in one round trip, each request is decided by the pure
- * function against the facts its predecessors left, the accepted spans are recorded, and the
- * transaction commits only after Kafka acknowledged them. If anything fails, nothing of these
- * requests is kept, and their callers answer 503.
+ * Admits the requests of one org, in arrival order (DESIGN.md, hot paths): with the org's lease
+ * held, the ledger is read in one round trip, each request is decided by the pure function
+ * against the facts its predecessors left, the accepted spans are published, and only once Kafka
+ * acknowledged them does one statement record them in the ledger and give the lease back. No
+ * transaction or connection waits on Kafka. If the publish fails nothing is recorded, and the
+ * callers answer 503; if the recording fails after the publish, the spans sent again are
+ * duplicates on the topic, which the spans read model collapses.
  */
 export async function admitRequests(
   deps: IngestDeps,
@@ -88,11 +94,10 @@ export async function admitRequests(
   const now = deps.now?.() ?? new Date();
   const month = `${now.toISOString().slice(0, 7)}-01`;
   const all = requests.flat();
-  return inTransaction(deps.pool, async (client) => {
-    const started = performance.now();
-    await lockOrg(client, orgId);
-    const locked = performance.now();
-    const ledger = await readLedger(client, {
+  const started = performance.now();
+  return deps.leases.hold(orgId, deps.leaseWaitMs, async (lease) => {
+    const leased = performance.now();
+    const ledger = await readLedger(deps.pool, {
       orgId,
       traceIds: all.map((span) => span.traceId),
       spanIds: all.map((span) => span.spanId),
@@ -115,15 +120,6 @@ export async function admitRequests(
 
     const decided = performance.now();
     const byTrace = groupByTrace(accepted);
-    await recordAccepted(client, {
-      orgId,
-      month,
-      now,
-      traceIds: accepted.map((span) => span.traceId),
-      spanIds: accepted.map((span) => span.spanId),
-      perTrace: new Map([...byTrace].map(([traceId, traceSpans]) => [traceId, traceSpans.length])),
-      bytes: facts.monthBytes - ledger.monthBytes,
-    });
     const events: SpanEvent[] = [...byTrace].flatMap(([traceId, traceSpans]) =>
       chunkBySize(traceSpans).map((chunk) => ({
         type: 'SpansReceived' as const,
@@ -135,16 +131,24 @@ export async function admitRequests(
         spans: chunk,
       })),
     );
-    const recorded = performance.now();
     await publishSpanEvents(deps.producer, events);
+    const published = performance.now();
+    await recordAccepted(deps.pool, lease, {
+      month,
+      now,
+      traceIds: accepted.map((span) => span.traceId),
+      spanIds: accepted.map((span) => span.spanId),
+      perTrace: new Map([...byTrace].map(([traceId, traceSpans]) => [traceId, traceSpans.length])),
+      bytes: facts.monthBytes - ledger.monthBytes,
+    });
     const phases = {
-      lock: started,
-      ledger_read: locked,
+      lease: started,
+      ledger_read: leased,
       decide: read,
-      ledger_write: decided,
-      publish: recorded,
+      publish: decided,
+      ledger_write: published,
     };
-    const ends = [locked, read, decided, recorded, performance.now()];
+    const ends = [leased, read, decided, published, performance.now()];
     Object.entries(phases).forEach(([phase, from], index) => {
       ingestPhaseDuration.observe({ phase }, (ends[index]! - from) / 1000);
     });
@@ -152,59 +156,20 @@ export async function admitRequests(
   });
 }
 
-interface Waiting {
-  spans: PublishedSpan[];
-  resolve: (admission: Admission) => void;
-  reject: (error: unknown) => void;
-}
-
-/** Spans admitted in one transaction at most: bounds its size and its hold on the org's lock. */
-const maxGroupSpans = 20_000;
-
 /**
- * Group commit per org: requests that arrive while the org's admission is running wait and are
- * then admitted together. The org's lock is held once per group instead of once per request, so
- * throughput grows with load while each request is still decided exactly, in arrival order.
+ * Deletes a trace (001, "Deleting a trace"), with the org's lease held like an admission: if the
+ * ledger knows the trace, TraceDeleted is published (it removes the trace's spans from the read
+ * model) and then the ledger forgets the trace and remembers its deletion. False for a trace the
+ * org does not have. A deletion recorded only in part is finished by the caller's retry.
  */
-export class AdmissionQueue {
-  private readonly waiting = new Map<string, Waiting[]>();
-
-  constructor(private readonly deps: IngestDeps) {}
-
-  admit(orgId: string, spans: PublishedSpan[]): Promise<Admission> {
-    return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(orgId);
-      if (queue) {
-        queue.push({ spans, resolve, reject });
-        return;
-      }
-      this.waiting.set(orgId, [{ spans, resolve, reject }]);
-      void this.drain(orgId);
-    });
-  }
-
-  private async drain(orgId: string): Promise<void> {
-    for (let queue = this.waiting.get(orgId); queue && queue.length > 0; queue = this.waiting.get(orgId)) {
-      const group: Waiting[] = [];
-      let size = 0;
-      while (queue.length > 0 && (group.length === 0 || size + queue[0]!.spans.length <= maxGroupSpans)) {
-        const next = queue.shift()!;
-        group.push(next);
-        size += next.spans.length;
-      }
-      try {
-        const admissions = await admitRequests(
-          this.deps,
-          orgId,
-          group.map((entry) => entry.spans),
-        );
-        group.forEach((entry, index) => {
-          entry.resolve(admissions[index]!);
-        });
-      } catch (error) {
-        for (const entry of group) entry.reject(error);
-      }
-    }
-    this.waiting.delete(orgId);
-  }
+export async function deleteTrace(deps: IngestDeps, orgId: string, traceId: string): Promise<boolean> {
+  const now = deps.now?.() ?? new Date();
+  return deps.leases.hold(orgId, deps.leaseWaitMs, async (lease) => {
+    if (!(await traceKnown(deps.pool, orgId, traceId))) return false;
+    await publishSpanEvents(deps.producer, [
+      { type: 'TraceDeleted', eventId: randomUUID(), orgId, traceId, occurredAt: now },
+    ]);
+    await recordDeletion(deps.pool, lease, traceId, now);
+    return true;
+  });
 }

@@ -1,8 +1,10 @@
 import type { LedgerFacts } from '../../domain/tracing/admission.ts';
-import type { PgClient } from '../../platform/postgres.ts';
+import type { PgClient, PgPool } from '../../platform/postgres.ts';
+import { type Lease, LeaseLost, releaseLeaseCte } from './admission-lease.ts';
 
 // The admission ledger's reads and writes for one request (tables in the ingest-ledger
-// migration). The caller holds the org's lock and the transaction.
+// migration). The caller holds the org's admission lease (admission-lease.ts); each write is one
+// statement that gives the lease back and writes only if it was still held.
 
 const validTraceId = /^[0-9a-f]{32}$/;
 const validSpanId = /^[0-9a-f]{16}$/;
@@ -11,11 +13,6 @@ const validSpanId = /^[0-9a-f]{16}$/;
 // migration): these convert a hex span id to the bigint key and both keys back to hex.
 const spanKey = (hex: string) => `('x' || ${hex})::bit(64)::bigint`;
 const traceHex = (key: string) => `replace(${key}::text, '-', '')`;
-
-/** Serializes every admission and deletion of one org, across API processes, until commit. */
-export async function lockOrg(client: PgClient, orgId: string): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [orgId]);
-}
 
 export interface TraceFacts extends LedgerFacts {
   /** When each known trace's first span was received. */
@@ -27,7 +24,7 @@ export interface TraceFacts extends LedgerFacts {
  * the deletions and the month, and a second only when some spans belong to traces already known.
  */
 export async function readLedger(
-  client: PgClient,
+  client: PgPool | PgClient,
   request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
 ): Promise<TraceFacts> {
   // Only valid ids can be stored (admission refuses the rest), and only they convert to the
@@ -65,7 +62,7 @@ export async function readLedger(
  * planner scan all of a busy org's spans instead.
  */
 async function storedSpans(
-  client: PgClient,
+  client: PgPool | PgClient,
   request: { orgId: string; traceIds: string[]; spanIds: string[] },
   knownTraces: ReadonlySet<string>,
 ): Promise<Set<string>> {
@@ -89,11 +86,14 @@ async function storedSpans(
   return new Set(result.rows.map((stored) => `${stored.trace_id}:${stored.span_id}`));
 }
 
-/** Records the accepted spans, their traces' counts and the org's month, in one round trip. */
+/**
+ * Records the accepted spans, their traces' counts and the org's month, and gives the lease back,
+ * in one statement; throws LeaseLost, having written nothing, if the lease was no longer held.
+ */
 export async function recordAccepted(
-  client: PgClient,
+  pool: PgPool,
+  lease: Lease,
   accepted: {
-    orgId: string;
     month: string;
     now: Date;
     traceIds: string[];
@@ -103,20 +103,26 @@ export async function recordAccepted(
   },
 ): Promise<void> {
   const traces = [...accepted.perTrace.keys()];
-  await client.query(
-    `WITH spans AS (
+  const result = await pool.query<{ held: boolean }>(
+    `WITH ${releaseLeaseCte('$1', '$10')}, spans AS (
        INSERT INTO ingest_spans (org_id, trace_id, span_id)
-       SELECT $1, t, ${spanKey('s')} FROM unnest($2::uuid[], $3::text[]) AS x(t, s) ON CONFLICT DO NOTHING
+       SELECT $1, t, ${spanKey('s')} FROM unnest($2::uuid[], $3::text[]) AS x(t, s)
+        WHERE EXISTS (SELECT 1 FROM lease)
+       ON CONFLICT DO NOTHING
      ), traces AS (
        INSERT INTO ingest_traces (org_id, trace_id, span_count, first_received_at)
        SELECT $1, t, n, $6 FROM unnest($4::uuid[], $5::int[]) AS x(t, n)
+        WHERE EXISTS (SELECT 1 FROM lease)
        ON CONFLICT (org_id, trace_id) DO UPDATE SET span_count = ingest_traces.span_count + EXCLUDED.span_count
+     ), monthly AS (
+       INSERT INTO ingest_monthly (org_id, month, spans, bytes)
+       SELECT $1, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM lease)
+       ON CONFLICT (org_id, month) DO UPDATE
+         SET spans = ingest_monthly.spans + EXCLUDED.spans, bytes = ingest_monthly.bytes + EXCLUDED.bytes
      )
-     INSERT INTO ingest_monthly (org_id, month, spans, bytes) VALUES ($1, $7, $8, $9)
-     ON CONFLICT (org_id, month) DO UPDATE
-       SET spans = ingest_monthly.spans + EXCLUDED.spans, bytes = ingest_monthly.bytes + EXCLUDED.bytes`,
+     SELECT EXISTS (SELECT 1 FROM lease) AS held`,
     [
-      accepted.orgId,
+      lease.orgId,
       accepted.traceIds,
       accepted.spanIds,
       traces,
@@ -125,27 +131,47 @@ export async function recordAccepted(
       accepted.month,
       accepted.spanIds.length,
       accepted.bytes,
+      lease.holder,
     ],
   );
+  if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
+  lease.givenBack = true;
 }
 
-/** Forgets a trace's spans and remembers its deletion, so its spans are refused for 24 hours. */
-export async function recordDeletion(
-  client: PgClient,
-  orgId: string,
-  traceId: string,
-  now: Date,
-): Promise<boolean> {
-  const known = await client.query(
-    `WITH spans AS (DELETE FROM ingest_spans WHERE org_id = $1 AND trace_id = $2::text::uuid),
-          remembered AS (
-            INSERT INTO deleted_traces (org_id, trace_id, deleted_at) VALUES ($1, $2::text, $3)
-            ON CONFLICT (org_id, trace_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
-          )
-     DELETE FROM ingest_traces WHERE org_id = $1 AND trace_id = $2::text::uuid RETURNING trace_id`,
-    [orgId, traceId, now],
+/** Whether the org's ledger knows the trace (has admitted any of its spans). */
+export async function traceKnown(pool: PgPool, orgId: string, traceId: string): Promise<boolean> {
+  const known = await pool.query(
+    'SELECT 1 FROM ingest_traces WHERE org_id = $1 AND trace_id = $2::text::uuid',
+    [orgId, traceId],
   );
   return (known.rowCount ?? 0) > 0;
+}
+
+/**
+ * Forgets a trace's spans and remembers its deletion (its spans are then refused for 24 hours),
+ * giving the lease back, in one statement; throws LeaseLost if the lease was no longer held.
+ */
+export async function recordDeletion(pool: PgPool, lease: Lease, traceId: string, now: Date): Promise<void> {
+  const result = await pool.query<{ held: boolean }>(
+    `WITH ${releaseLeaseCte('$1', '$4')},
+          spans AS (
+            DELETE FROM ingest_spans
+             WHERE org_id = $1 AND trace_id = $2::text::uuid AND EXISTS (SELECT 1 FROM lease)
+          ),
+          traces AS (
+            DELETE FROM ingest_traces
+             WHERE org_id = $1 AND trace_id = $2::text::uuid AND EXISTS (SELECT 1 FROM lease)
+          ),
+          remembered AS (
+            INSERT INTO deleted_traces (org_id, trace_id, deleted_at)
+            SELECT $1, $2::text, $3 WHERE EXISTS (SELECT 1 FROM lease)
+            ON CONFLICT (org_id, trace_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
+          )
+     SELECT EXISTS (SELECT 1 FROM lease) AS held`,
+    [lease.orgId, traceId, now, lease.holder],
+  );
+  if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
+  lease.givenBack = true;
 }
 
 /**

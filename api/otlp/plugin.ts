@@ -1,24 +1,21 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
 import { ingestPhaseDuration } from '../../platform/metrics.ts';
-import type { PgPool } from '../../platform/postgres.ts';
-import type { EventProducer } from '../../producers/producer.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler } from '../errors.ts';
+import type { AdmissionQueue } from './admission-queue.ts';
 import { readOtlpBody, requestBodyLimits } from './body.ts';
 import { parseContentType } from './content-type.ts';
 import { decodeJson } from './decode-json.ts';
 import { decodeProtobuf } from './decode-protobuf.ts';
 import { encodeExportResponse, type OtlpFormat, otlpContentTypes } from './encode.ts';
 import { OtlpError, otlpErrorFormat } from './errors.ts';
-import { AdmissionQueue, normalizeRequest } from './ingest.ts';
+import { normalizeRequest } from './ingest.ts';
 
 export interface OtlpOptions {
   directory: OrgDirectory;
-  pool: PgPool;
-  producer: EventProducer;
-  limits: AdmissionLimits;
+  /** The API's one admission queue, shared with trace deletion (deletion.ts). */
+  admissions: AdmissionQueue;
 }
 
 const decoders: Record<OtlpFormat, (body: Buffer) => OtlpTraceRequest> = {
@@ -33,7 +30,7 @@ const decoders: Record<OtlpFormat, (body: Buffer) => OtlpTraceRequest> = {
  */
 export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) => {
   app.setErrorHandler(errorHandler(otlpErrorFormat));
-  const admissions = new AdmissionQueue(options);
+  const { admissions } = options;
   // The body is read here, as a stream, under the spec's caps: no parser buffers it first.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));

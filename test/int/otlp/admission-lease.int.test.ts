@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AdmissionLeases, LeaseLost, LeaseUnavailable } from '../../../api/otlp/admission-lease.ts';
+import { recordAccepted } from '../../../api/otlp/ledger.ts';
+import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
+
+// The org's admission lease between API processes (two holders here stand for two processes):
+// one admits at a time, a lease given back or expired passes on, and a holder that lost its
+// lease records nothing.
+
+let pool: PgPool;
+beforeAll(() => {
+  pool = createPgPool(4);
+});
+afterAll(() => pool.end());
+
+const accepted = (traceId: string) => ({
+  month: '2026-11-01',
+  now: new Date(),
+  traceIds: [traceId],
+  spanIds: ['00f067aa0ba902b7'],
+  perTrace: new Map([[traceId, 1]]),
+  bytes: 100,
+});
+
+const spansOf = async (orgId: string) =>
+  (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM ingest_spans WHERE org_id = $1', [orgId]))
+    .rows[0]?.n;
+
+it('lets one holder at a time admit an org, and passes the lease on when it is given back', async () => {
+  const orgId = `org_lease_${randomUUID()}`;
+  const one = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
+  const other = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
+  const held = await one.acquire(orgId, 0);
+  await expect(other.acquire(orgId, 300)).rejects.toBeInstanceOf(LeaseUnavailable);
+  // Another org is not held up.
+  await other.release(await other.acquire(`${orgId}-elsewhere`, 0));
+  // Recording gives the lease back: the other holder then takes it at once.
+  await recordAccepted(pool, held, accepted(randomUUID().replace(/-/g, '')));
+  expect(await spansOf(orgId)).toBe(1);
+  await other.release(await other.acquire(orgId, 0));
+});
+
+it('passes an expired lease on, and its old holder then records nothing', async () => {
+  const orgId = `org_lease_${randomUUID()}`;
+  const stalled = new AdmissionLeases(pool, 200, `test-${randomUUID()}`);
+  const other = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
+  const lost = await stalled.acquire(orgId, 0);
+  // The other holder waits until the stalled one's lease has expired, then takes it.
+  const taken = await other.acquire(orgId, 5_000);
+  await expect(recordAccepted(pool, lost, accepted(randomUUID().replace(/-/g, '')))).rejects.toBeInstanceOf(
+    LeaseLost,
+  );
+  expect(await spansOf(orgId)).toBe(0);
+  await recordAccepted(pool, taken, accepted(randomUUID().replace(/-/g, '')));
+  expect(await spansOf(orgId)).toBe(1);
+});
