@@ -13,6 +13,7 @@ import { authPlugin } from './auth/plugin.ts';
 import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
 import { billingPlugin } from './billing/plugin.ts';
 import { errorHandler, jsonErrorFormat } from './errors.ts';
+import { IdempotencyKeys } from './inference/idempotency.ts';
 import { inferencePlugin } from './inference/plugin.ts';
 import { observabilityPlugin } from './observability.ts';
 import { AdmissionLeases } from './otlp/admission-lease.ts';
@@ -93,6 +94,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     prefix: '/api/inference',
     directory: deps.directory,
     producer: deps.producer,
+    idempotencyKeys: new IdempotencyKeys(deps.pool),
     models: deps.models,
   });
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });

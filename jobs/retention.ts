@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { forgetExpiredTraces } from '../api/otlp/ledger.ts';
+import { countedRequestsKeptMs, idempotencyKeyLifetimeMs } from '../domain/usage/identity.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { logger } from '../platform/logger.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
@@ -12,6 +13,8 @@ import { dropExpiredSpanPartitions, retentionCutoff } from './span-retention.ts'
 export interface RetentionResult {
   droppedPartitions: string[];
   forgottenTraces: number;
+  /** Idempotency keys past their 24 hours, and counted request ids past their week. */
+  forgottenRequestIds: number;
 }
 
 export async function runRetention(
@@ -25,7 +28,18 @@ export async function runRetention(
   const forgottenTraces = await inTransaction(stores.pool, (client) =>
     forgetExpiredTraces(client, retentionCutoff(now), now),
   );
-  return { droppedPartitions, forgottenTraces };
+  // Postgres: what makes a retried request count once, once no retry can come any more.
+  const keys = await stores.pool.query('DELETE FROM inference_idempotency WHERE created_at < $1', [
+    new Date(now.getTime() - idempotencyKeyLifetimeMs),
+  ]);
+  const counted = await stores.pool.query('DELETE FROM usage_counted WHERE counted_at < $1', [
+    new Date(now.getTime() - countedRequestsKeptMs),
+  ]);
+  return {
+    droppedPartitions,
+    forgottenTraces,
+    forgottenRequestIds: (keys.rowCount ?? 0) + (counted.rowCount ?? 0),
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -11,7 +11,14 @@ export const serviceErrors = {
     status: 503,
     type: 'api_error',
     message:
-      'The request could not be recorded for billing, so its answer was not served. Retry in a few seconds.',
+      'The request could not be recorded for billing, so its answer was not served. Retry in a few seconds with the same Idempotency-Key, and it is billed once.',
+  },
+  // An Idempotency-Key names one request: reused for another, it is refused rather than guessed at.
+  idempotency_key_reused: {
+    status: 422,
+    type: 'invalid_request_error',
+    message:
+      'This Idempotency-Key was first used with another endpoint, model or body in the last 24 hours. Send a new key with a new request.',
   },
 } as const;
 

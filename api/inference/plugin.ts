@@ -4,6 +4,7 @@ import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-prov
 import { z } from 'zod';
 import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
+import { idempotencyKeyPattern } from '../../domain/usage/identity.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
 import { config, type InferenceModelConfig } from '../../platform/config.ts';
 import { newId } from '../../platform/ids.ts';
@@ -12,6 +13,7 @@ import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler } from '../errors.ts';
 import { inferenceApiError, inferenceErrorFormat } from './error-format.ts';
+import { fingerprint, type IdempotencyKeys } from './idempotency.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
 import { tasks } from './tasks.ts';
 import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
@@ -19,6 +21,7 @@ import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } fr
 export interface InferencePluginOptions {
   directory: OrgDirectory;
   producer: EventProducer;
+  idempotencyKeys: IdempotencyKeys;
   /** From ORRERY_MODELS unless given (tests point models at their scripted server). */
   models?: readonly InferenceModelConfig[];
   /** Its own client unless given one; closed with the app. */
@@ -41,11 +44,22 @@ const parsedInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
     ? (data) => ({ value: data })
     : validatorCompiler(route);
 
+/** The Idempotency-Key header, when sent: printable ASCII of 1 to 255 characters. */
+function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header === 'string' && idempotencyKeyPattern.test(header)) return header;
+  throw inferenceApiError('invalid_request', {
+    param: 'Idempotency-Key',
+    message: 'Send one Idempotency-Key of 1 to 255 printable ASCII characters (a UUID, say), or none.',
+  });
+}
+
 /**
  * The title and preview service (spec 000) under /api/inference: `/<model>/v1/titles` and
  * `/previews`, and the request list. Checks run in this order: key and scope (401, 403), model
- * (404), body (422), credit (402), deployment (503); then one upstream call (502), and the usage
- * event acknowledged by Kafka (503 usage_unavailable) before the answer.
+ * (404), body and Idempotency-Key (422), credit (402), deployment (503); then the key's earlier
+ * answer if it has one, else one upstream call (502), and the usage event acknowledged by Kafka
+ * (503 usage_unavailable) before the answer.
  */
 export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = async (app, opts) => {
   app.setErrorHandler(errorHandler(inferenceErrorFormat));
@@ -76,9 +90,29 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         const model = models.get(request.params.model);
         if (!model?.writes.includes(endpoint)) throw inferenceApiError('model_not_found');
         const prepared = task.prepare(request.body);
+        const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
         if (opts.directory.balanceCents(principal.orgId) <= 0) throw inferenceApiError('insufficient_credit');
         const deployment = deployments.get(model.name);
         if (!deployment) throw inferenceApiError('not_configured');
+
+        // A request is its id and time: new, or the first attempt's for a retried Idempotency-Key.
+        let requestId = newId('req');
+        let occurredAt: Date | undefined;
+        if (idempotencyKey) {
+          const claimed = await opts.idempotencyKeys.claim(principal.orgId, idempotencyKey, {
+            requestId,
+            occurredAt: new Date(),
+            fingerprint: fingerprint(endpoint, model.name, request.body),
+          });
+          if (!claimed.sameRequest) throw inferenceApiError('idempotency_key_reused');
+          requestId = claimed.requestId;
+          occurredAt = claimed.occurredAt;
+          if (claimed.answer) {
+            reply.header('x-request-id', requestId);
+            reply.header('idempotent-replayed', 'true');
+            return claimed.answer as z.infer<typeof answer>;
+          }
+        }
 
         let modelReply: ModelReply;
         try {
@@ -96,8 +130,8 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           type: 'UsageRecorded',
           eventId: randomUUID(),
           orgId: principal.orgId,
-          occurredAt: new Date(),
-          requestId: newId('req'),
+          occurredAt: occurredAt ?? new Date(),
+          requestId,
           keyId: principal.keyId,
           model: model.name,
           endpoint,
@@ -107,7 +141,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           latencyMs: modelReply.latencyMs,
         };
         try {
-          // The one producer groups concurrent sends and bounds each in time (ORRERY_PUBLISH_TIMEOUT_MS).
+          // Acknowledged, or failed, within the caller's wait (ORRERY_PUBLISH_TIMEOUT_MS).
           await publishUsage(opts.producer, [event]);
         } catch (error) {
           request.log.error({ err: error, requestId: event.requestId }, 'inference: usage not acknowledged');
@@ -119,7 +153,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           'server-timing',
           `model;dur=${modelReply.latencyMs}, service;dur=${reply.elapsedTime.toFixed(2)}`,
         );
-        return {
+        const answered = {
           object: task.object,
           model: model.name,
           text: decided.text,
@@ -127,6 +161,18 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           usage: { input_tokens: modelReply.inputTokens, output_tokens: modelReply.outputTokens },
           latency_ms: modelReply.latencyMs,
         };
+        // Kept for the key's retries; if it is not kept, a retry asks the model again under the
+        // same request id, which is still billed once.
+        if (idempotencyKey)
+          void opts.idempotencyKeys
+            .remember(principal.orgId, idempotencyKey, answered)
+            .catch((error: unknown) => {
+              request.log.warn(
+                { err: error, requestId },
+                'inference: answer not kept for its Idempotency-Key',
+              );
+            });
+        return answered;
       },
     );
   }

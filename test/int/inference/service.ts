@@ -118,11 +118,16 @@ export function invoke(
   path: string,
   body: unknown,
   key?: string,
+  headers: Record<string, string> = {},
 ): Promise<LightMyRequestResponse> {
   return api.inject({
     method: 'POST',
     url: `/api/inference/${path}`,
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...headers,
+    },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
