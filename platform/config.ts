@@ -86,6 +86,14 @@ export function parseModels(text: string): InferenceModelConfig[] {
 
 export type Config = ReturnType<typeof parseConfig>;
 
+/** The local stack's Kafka node i (from 0) listens this many ports above node 0, as client and controller. */
+export const kafkaNodePortStep = 10;
+
+/** The local stack's brokers, every node: the platform then starts while any one node is down. */
+function localStackBrokers(nodes: number): string[] {
+  return Array.from({ length: nodes }, (_, node) => `127.0.0.1:${19092 + kafkaNodePortStep * node}`);
+}
+
 export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
@@ -115,7 +123,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
       idleCheckSeconds: env.ORRERY_SANDBOX_IDLE_CHECK_SECONDS,
     },
     kafka: {
-      ...kafkaSettings(env),
+      ...kafkaSettings(env, localStackBrokers(Number(env.ORRERY_STACK_KAFKA_NODES))),
       controllerPort: env.ORRERY_KAFKA_CONTROLLER_PORT,
       partitions: env.ORRERY_TOPIC_PARTITIONS,
       stackNodes: Number(env.ORRERY_STACK_KAFKA_NODES) as 1 | 3,

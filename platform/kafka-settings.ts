@@ -71,7 +71,8 @@ const milliseconds = z.coerce.number().int().min(100);
 
 /** The ORRERY_KAFKA_* variables, spread into platform/config.ts's environment schema. */
 export const kafkaEnvironment = {
-  ORRERY_KAFKA_BROKERS: brokerList.default(['127.0.0.1:19092']),
+  // Unset: every node of the local stack (platform/config.ts).
+  ORRERY_KAFKA_BROKERS: brokerList.optional(),
   ORRERY_KAFKA_TLS: z.enum(['true', 'false'], 'use true or false').default('false'),
   ORRERY_KAFKA_TLS_CA: pemFile('CERTIFICATE').optional(),
   ORRERY_KAFKA_TLS_CERT: pemFile('CERTIFICATE').optional(),
@@ -120,11 +121,12 @@ export function checkKafkaEnvironment(env: KafkaEnvironment, context: z.Refineme
     );
 }
 
-export function kafkaSettings(env: KafkaEnvironment): KafkaSettings {
+/** The settings; `localBrokers` are the bootstrap brokers when ORRERY_KAFKA_BROKERS is unset. */
+export function kafkaSettings(env: KafkaEnvironment, localBrokers: string[]): KafkaSettings {
   const usesTls =
     env.ORRERY_KAFKA_TLS === 'true' || Boolean(env.ORRERY_KAFKA_TLS_CA || env.ORRERY_KAFKA_TLS_CERT);
   return {
-    brokers: env.ORRERY_KAFKA_BROKERS,
+    brokers: env.ORRERY_KAFKA_BROKERS ?? localBrokers,
     tls: usesTls
       ? {
           ca: env.ORRERY_KAFKA_TLS_CA,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../platform/config.ts';
+import { type Config, kafkaNodePortStep } from '../../platform/config.ts';
 import { withAdmin } from '../../platform/kafka.ts';
 import type { KafkaSettings } from '../../platform/kafka-settings.ts';
 import type { Component } from './component.ts';
@@ -23,7 +23,7 @@ export interface KafkaClusterSpec {
   root: string;
   nodes: 1 | 3;
   host: string;
-  /** Node i (from 0) listens for clients at clientPort + 10 i and as a controller at controllerPort + 10 i. */
+  /** Node i (from 0) listens for clients and as a controller kafkaNodePortStep i ports above node 0. */
   clientPort: number;
   controllerPort: number;
   heapMb: number;
@@ -54,8 +54,8 @@ export class KafkaCluster {
       const nodeHome = spec.nodes === 1 ? home : join(home, `node-${index + 1}`);
       return {
         id: index + 1,
-        clientPort: spec.clientPort + 10 * index,
-        mutualTlsPort: spec.clientPort + 10 * index + 3,
+        clientPort: spec.clientPort + kafkaNodePortStep * index,
+        mutualTlsPort: spec.clientPort + kafkaNodePortStep * index + 3,
         daemon: {
           name,
           pidFile: join(spec.root, 'run', `${name}.pid`),
@@ -179,9 +179,9 @@ export class KafkaCluster {
   private nodeProperties(node: KafkaNode): string {
     const { host, nodes, security } = this.spec;
     const voters = this.nodes
-      .map((other) => `${other.id}@${host}:${this.spec.controllerPort + 10 * (other.id - 1)}`)
+      .map((other) => `${other.id}@${host}:${this.spec.controllerPort + kafkaNodePortStep * (other.id - 1)}`)
       .join(',');
-    const controllerPort = this.spec.controllerPort + 10 * (node.id - 1);
+    const controllerPort = this.spec.controllerPort + kafkaNodePortStep * (node.id - 1);
     const internalPort = node.clientPort + 2;
     const replicas = nodes === 3 ? 3 : 1;
     const minInsync = nodes === 3 ? 2 : 1;

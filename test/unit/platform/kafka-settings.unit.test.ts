@@ -39,6 +39,17 @@ describe('ORRERY_KAFKA_* accepted', () => {
     });
   });
 
+  it('bootstraps from every node of a three-node local stack unless brokers are given', () => {
+    expect(kafka({ ORRERY_STACK_KAFKA_NODES: '3' }).brokers).toEqual([
+      '127.0.0.1:19092',
+      '127.0.0.1:19102',
+      '127.0.0.1:19112',
+    ]);
+    expect(kafka({ ORRERY_STACK_KAFKA_NODES: '3', ORRERY_KAFKA_BROKERS: 'kafka:9092' }).brokers).toEqual([
+      'kafka:9092',
+    ]);
+  });
+
   it('takes several bootstrap brokers: names, IPv4, bracketed IPv6', () => {
     expect(
       kafka({ ORRERY_KAFKA_BROKERS: 'b-1.kafka.example.com:9094, 10.0.0.2:9092,[::1]:9093' }).brokers,
