@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { checkKafkaEnvironment, kafkaEnvironment, kafkaSettings } from './kafka-settings.ts';
 
@@ -116,7 +117,8 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
     inference: {
       models: parseModels(env.ORRERY_MODELS),
     },
-    stackDir: env.ORRERY_STACK_DIR,
+    // Absolute: a relative ORRERY_STACK_DIR is under the working directory (the project's root).
+    stackDir: resolve(env.ORRERY_STACK_DIR),
     sandboxDir: env.ORRERY_SANDBOX_DIR,
     sandboxes: {
       tokenSecret: env.ORRERY_TOKEN_SECRET,

@@ -18,7 +18,7 @@ export interface Component {
 }
 
 export function stackPaths(config: Config, component: string) {
-  const root = join(process.cwd(), config.stackDir);
+  const root = config.stackDir;
   return {
     root,
     home: join(root, component),

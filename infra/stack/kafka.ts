@@ -249,7 +249,7 @@ export function localKafkaCluster(config: Config): KafkaCluster {
   const [host = '127.0.0.1', port = '9092'] = (config.kafka.brokers[0] ?? '').split(':');
   return new KafkaCluster({
     name: 'kafka',
-    root: join(process.cwd(), config.stackDir),
+    root: config.stackDir,
     nodes: config.kafka.stackNodes,
     host,
     clientPort: Number(port),

@@ -16,7 +16,7 @@ import { type Config, config, parseConfig } from '../../platform/config.ts';
 // read models follow one cluster), and the platform's processes started as `npm start` starts
 // them, configured only through ORRERY_* variables.
 
-const root = join(process.cwd(), config().stackDir);
+const root = config().stackDir;
 
 export interface SecureTenant {
   cluster: KafkaCluster;
