@@ -51,7 +51,10 @@ const fatalErrorCode = -150;
 function producerConfig(settings: KafkaSettings) {
   return {
     kafkaJS: { idempotent: true, acks: -1, compression: CompressionTypes.LZ4 },
-    'linger.ms': 0,
+    // Waiting 5 ms gathers concurrent callers into fewer produce requests. On two shared cores at
+    // 500 title requests/s this cut the API's CPU per request from about 1.05 to 0.85 ms and the
+    // service's overhead p99 from about 340 to 190 ms, against sending each at once (bench/inference).
+    'linger.ms': 5,
     'request.timeout.ms': settings.timeouts.requestMs,
     'message.timeout.ms': settings.timeouts.deliveryMs,
     // Span events carry up to about 1 MiB of span data (api/otlp/ingest.ts, chunkBySize).
