@@ -1,5 +1,11 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { type Consumer, createKafka, type EachBatchPayload, type KafkaMessage } from '../platform/kafka.ts';
+import {
+  type Consumer,
+  createKafka,
+  type EachBatchPayload,
+  groupConsumer,
+  type KafkaMessage,
+} from '../platform/kafka.ts';
 import type { KafkaSettings } from '../platform/kafka-settings.ts';
 import type { Logger } from '../platform/logger.ts';
 import {
@@ -70,25 +76,11 @@ export async function runConsumer<E>(
 ): Promise<RunningConsumer> {
   const { groupId } = projection;
   const log = deps.logger.child({ group: groupId });
-  const maxWaitMs = projection.maxWaitMs ?? 250;
-  const consumer: Consumer = createKafka(`orrery-${groupId}`, deps.kafka).consumer({
-    kafkaJS: {
-      groupId,
-      fromBeginning: true,
-      autoCommit: false,
-      // librdkafka heartbeats from its own thread, so a busy event loop does not look dead; a
-      // member that really died (kill -9) hands its partitions on within 10 s.
-      sessionTimeout: 10_000,
-      heartbeatInterval: 2_000,
-      maxWaitTimeInMs: maxWaitMs,
-      maxBytes: 64 * 1024 * 1024,
-      allowAutoTopicCreation: false,
-    },
-    // A batch holds what librdkafka prefetched while the last one was being written, up to ten
-    // thousand: large under load, one insert per batch. A fetch returns as soon as a byte is there
-    // (waiting for a megabyte made a span take 600-700 ms instead of 200 to become queryable).
-    'js.consumer.max.batch.size': 10_000,
-  });
+  const consumer: Consumer = groupConsumer(
+    createKafka(`orrery-${groupId}`, deps.kafka),
+    groupId,
+    projection.maxWaitMs ?? 250,
+  );
   await consumer.connect();
   await consumer.subscribe({ topics: [topics[projection.stream].name] });
 

@@ -3,7 +3,7 @@ import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { balanceCents } from '../../domain/billing/charges.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
-import { type Consumer, createKafka, topicEnd } from '../../platform/kafka.ts';
+import { type Consumer, createKafka, groupConsumer, topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { decodeValue } from '../../platform/registry.ts';
 import { topics } from '../../platform/topics.ts';
@@ -82,17 +82,7 @@ export async function followOrgStream(
   });
   if (pending.size === 0) markCaughtUp();
 
-  const consumer: Consumer = kafka.consumer({
-    kafkaJS: {
-      groupId: `orrery-api-${randomUUID()}`,
-      fromBeginning: true,
-      autoCommit: false,
-      maxWaitTimeInMs: 50,
-      sessionTimeout: 10_000,
-      heartbeatInterval: 2_000,
-    },
-    'js.consumer.max.batch.size': 10_000,
-  });
+  const consumer: Consumer = groupConsumer(kafka, `orrery-api-${randomUUID()}`, 50);
   await consumer.connect();
   await consumer.subscribe({ topics: [topic] });
   await consumer.run({

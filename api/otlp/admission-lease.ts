@@ -3,7 +3,7 @@ import type { PgPool } from '../../platform/postgres.ts';
 
 // One API process at a time admits an org's spans (or deletes its traces), so each decision is
 // made against a ledger nobody else is changing. Within a process, requests of one org already
-// queue (ingest.ts, AdmissionQueue); across processes the org's lease in Postgres serializes
+// queue (admission-queue.ts); across processes the org's lease in Postgres serializes
 // them. Unlike the transaction-scoped advisory lock it replaces, a lease holds no connection
 // while Kafka acknowledges, and the statement that records what was accepted gives it back
 // (ledger.ts, recordAccepted), only if it is still held: a process that lost it (paused past its

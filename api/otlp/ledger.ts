@@ -24,13 +24,13 @@ export interface TraceFacts extends LedgerFacts {
  * the deletions and the month, and a second only when some spans belong to traces already known.
  */
 export async function readLedger(
-  client: PgPool | PgClient,
+  pool: PgPool,
   request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
 ): Promise<TraceFacts> {
   // Only valid ids can be stored (admission refuses the rest), and only they convert to the
   // ledger's uuid and bigint keys.
   const uniqueTraces = [...new Set(request.traceIds.filter((traceId) => validTraceId.test(traceId)))];
-  const result = await client.query<{
+  const result = await pool.query<{
     traces: [string, number, string][];
     deleted: string[];
     monthly: [number, number] | null;
@@ -46,7 +46,7 @@ export async function readLedger(
   const row = result.rows[0]!;
   const known = new Set(row.traces.map(([traceId]) => traceId));
   return {
-    storedSpanKeys: await storedSpans(client, request, known),
+    storedSpanKeys: await storedSpans(pool, request, known),
     traceSpanCounts: new Map(row.traces.map(([traceId, count]) => [traceId, count])),
     traceFirstReceived: new Map(row.traces.map(([traceId, , first]) => [traceId, new Date(first)])),
     deletedTraceIds: new Set(row.deleted),
@@ -62,7 +62,7 @@ export async function readLedger(
  * planner scan all of a busy org's spans instead.
  */
 async function storedSpans(
-  client: PgPool | PgClient,
+  pool: PgPool,
   request: { orgId: string; traceIds: string[]; spanIds: string[] },
   knownTraces: ReadonlySet<string>,
 ): Promise<Set<string>> {
@@ -75,7 +75,7 @@ async function storedSpans(
     spanIds.push(spanId);
   });
   if (traceIds.length === 0) return new Set();
-  const result = await client.query<{ trace_id: string; span_id: string }>(
+  const result = await pool.query<{ trace_id: string; span_id: string }>(
     `SELECT c.trace_id, c.span_id
        FROM unnest($2::text[], $3::text[]) AS c(trace_id, span_id),
             LATERAL (SELECT 1 FROM ingest_spans s
