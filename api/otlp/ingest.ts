@@ -9,7 +9,6 @@ import {
 import type { PublishedSpan, SpanEvent } from '../../domain/tracing/events.ts';
 import { normalizeSpan, prepareResource } from '../../domain/tracing/normalize.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
-import { storedSpanBytes } from '../../domain/tracing/truncation.ts';
 import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
@@ -36,8 +35,7 @@ export function normalizeRequest(request: OtlpTraceRequest): PublishedSpan[] {
     const resource = prepareResource(resourceSpans.resource.attributes);
     for (const scopeSpans of resourceSpans.scopeSpans) {
       for (const span of scopeSpans.spans) {
-        const stored = normalizeSpan(span, resource, scopeSpans.scope);
-        spans.push({ ...stored, sizeBytes: storedSpanBytes(stored) });
+        spans.push(normalizeSpan(span, resource, scopeSpans.scope));
       }
     }
   }

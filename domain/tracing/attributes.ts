@@ -83,11 +83,21 @@ export function firstOf<T>(
 
 /** Whether `key` belongs to the family `<prefix>.<n>.…` (for instance `gen_ai.prompt.3.role`). */
 export function isIndexedKey(prefix: string, key: string): boolean {
-  if (!key.startsWith(prefix + '.')) return false;
-  const rest = key.slice(prefix.length + 1);
-  const dot = rest.indexOf('.');
-  return dot > 0 && /^\d+$/.test(rest.slice(0, dot));
+  // Checked against every attribute of every span: no string is built unless the prefix matches.
+  if (!key.startsWith(prefix) || key.charCodeAt(prefix.length) !== dot) return false;
+  const start = prefix.length + 1;
+  const end = key.indexOf('.', start);
+  if (end <= start) return false;
+  for (let index = start; index < end; index += 1) {
+    const code = key.charCodeAt(index);
+    if (code < zero || code > nine) return false;
+  }
+  return true;
 }
+
+const dot = 0x2e;
+const zero = 0x30;
+const nine = 0x39;
 
 /**
  * The members of the family `<prefix>.<n>.…` in index order, each as its own key-values with

@@ -4,6 +4,7 @@
 
 import { attributesToJson } from './attributes.ts';
 import { readContext } from './context.ts';
+import type { PublishedSpan } from './events.ts';
 import { readInputOutput } from './io/index.ts';
 import { readKind } from './kind.ts';
 import { readInputTokens, readModel, readOutputTokens } from './model.ts';
@@ -30,11 +31,12 @@ export function prepareResource(resource: readonly KeyValue[]): PreparedResource
   return { attributes: value, json: JSON.stringify(attributesToJson(value)), redactedCount: count };
 }
 
+/** The span as stored and published, with its size as counted against the limits. */
 export function normalizeSpan(
   span: OtlpSpan,
   resource: readonly KeyValue[] | PreparedResource,
   scope: OtlpScope,
-): StoredSpan {
+): PublishedSpan {
   const prepared = 'json' in resource ? resource : prepareResource(resource);
   const redacted = redactSpan(span);
   const clean = redacted.span;
@@ -85,9 +87,12 @@ export function normalizeSpan(
     links: clean.links,
     resourceAttributes: stored.resourceAttributes,
   };
-  return withinPerSpanLimits(parts) && storedSpanBytes(stored) <= limits.spanBytes
-    ? stored
-    : limitSpan(stored);
+  if (withinPerSpanLimits(parts)) {
+    const sizeBytes = storedSpanBytes(stored);
+    if (sizeBytes <= limits.spanBytes) return { ...stored, sizeBytes };
+  }
+  const limited = limitSpan(stored);
+  return { ...limited, sizeBytes: storedSpanBytes(limited) };
 }
 
 interface RedactedSpan {
@@ -98,32 +103,39 @@ interface RedactedSpan {
 
 /** Every text a span carries: its name, status message, and the attributes of span, events and links. */
 export function redactSpan(span: OtlpSpan): RedactedSpan {
-  let count = 0;
-  const text = (value: string): string => {
-    const redacted = redactText(value);
-    count += redacted.count;
-    return redacted.text;
-  };
-  const attributes = (values: readonly KeyValue[]): KeyValue[] => {
-    const redacted = redactAttributes(values);
-    count += redacted.count;
-    return redacted.attributes;
-  };
+  // Plain loops, no closures: this runs for every span received, and most hold nothing to remove.
+  const name = redactText(span.name);
+  const statusMessage = redactText(span.status.message);
+  const attributes = redactKeyValues(span.attributes);
+  let count = name.count + statusMessage.count + attributes.count;
+  let events = span.events;
+  if (events.length > 0) {
+    events = [];
+    for (const event of span.events) {
+      const redacted = redactKeyValues(event.attributes);
+      count += redacted.count;
+      events.push(redacted.count === 0 ? event : { ...event, attributes: redacted.value });
+    }
+  }
+  let links = span.links;
+  if (links.length > 0) {
+    links = [];
+    for (const link of span.links) {
+      const redacted = redactKeyValues(link.attributes);
+      count += redacted.count;
+      links.push(redacted.count === 0 ? link : { ...link, attributes: redacted.value });
+    }
+  }
+  if (count === 0) return { span, count };
   const clean: OtlpSpan = {
     ...span,
-    name: text(span.name),
-    status: { ...span.status, message: text(span.status.message) },
-    attributes: attributes(span.attributes),
-    events: span.events.map((event) => ({ ...event, attributes: attributes(event.attributes) })),
-    links: span.links.map((link) => ({ ...link, attributes: attributes(link.attributes) })),
+    name: name.text,
+    status: { ...span.status, message: statusMessage.text },
+    attributes: attributes.value,
+    events,
+    links,
   };
   return { span: clean, count };
-}
-
-/** Each attribute's name with its value, so a credential key takes its whole value. */
-function redactAttributes(attributes: readonly KeyValue[]): { attributes: KeyValue[]; count: number } {
-  const { value, count } = redactKeyValues(attributes);
-  return { attributes: value, count };
 }
 
 function fitInputOutput(value: JsonValue | null): { text: string | null; truncated: boolean } {

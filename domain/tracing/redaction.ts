@@ -44,7 +44,7 @@ function applyDetector(
 
 /** The text with every credential the detectors find replaced by `[REDACTED]`. */
 export function redactText(text: string): { text: string; count: number } {
-  if (!mayHoldCredential.test(text)) return { text, count: 0 };
+  if (!mayHoldCredential(text)) return { text, count: 0 };
   let count = 0;
   let result = text;
   for (const detector of credentialDetectors) {

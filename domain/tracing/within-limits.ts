@@ -41,9 +41,12 @@ export interface SpanParts {
   resourceAttributes: string;
 }
 
+function stringFits(text: string | null): boolean {
+  return text === null || fitsBytes(text, limits.stringBytes);
+}
+
 /** Whether limitSpan would change nothing of these parts (the whole-span limit is the caller's). */
 export function withinPerSpanLimits(parts: SpanParts): boolean {
-  const stringFits = (text: string | null) => text === null || fitsBytes(text, limits.stringBytes);
   return (
     fitsBytes(parts.name, limits.spanNameBytes) &&
     parts.strings.every(stringFits) &&

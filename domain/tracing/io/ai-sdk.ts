@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { findAttribute } from '../attributes.ts';
 import type { KeyValue } from '../otlp.ts';
-import { type Convention, type Reading, readMessages, readValue } from './convention.ts';
+import { type Convention, messagesParser, type Reading, readMessages, readValue } from './convention.ts';
 import {
   attributeJson,
   json,
@@ -74,12 +74,14 @@ const prompt = z
   ]);
 
 const toolCalls = z.array(toolCall.transform(toToolCall));
+const readPromptMessages = messagesParser(messages);
+const readPrompt = messagesParser(prompt);
 
 export const aiSdk: Convention = {
   name: 'AI SDK',
   readInput: ({ attributes }) =>
-    readMessages(attributes, 'ai.prompt.messages', messages) ??
-    readMessages(attributes, 'ai.prompt', prompt) ??
+    readMessages(attributes, 'ai.prompt.messages', readPromptMessages) ??
+    readMessages(attributes, 'ai.prompt', readPrompt) ??
     readValue(attributes, 'ai.toolCall.args'),
   readOutput: ({ attributes }) => readResponse(attributes) ?? readValue(attributes, 'ai.toolCall.result'),
 };

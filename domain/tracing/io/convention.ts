@@ -29,29 +29,56 @@ export interface Convention {
   readOutput(source: IoSource): Reading | undefined;
 }
 
+/**
+ * `consumes` for a reading of the attributes `keys`. Readings are made for every span received;
+ * a closure built here is not a named function, which tsx (esbuild's keepNames) would otherwise
+ * name with a property definition each time, a cost the hot path measured.
+ */
+export const consumesKeys =
+  (...keys: string[]) =>
+  (key: string): boolean =>
+    keys.includes(key);
+
 /** The attribute `key` as `{ value }`. */
 export function readValue(attributes: readonly KeyValue[], key: string): Reading | undefined {
   const value = findAttribute(attributes, key);
-  return value === undefined ? undefined : { value: valueShape(value), consumes: (k) => k === key };
+  return value === undefined ? undefined : { value: valueShape(value), consumes: consumesKeys(key) };
 }
 
+/** A convention's messages read from a JSON value; undefined when the value is not in its shape. */
+export type MessagesParser = (value: JsonValue) => Message[] | undefined;
+
+/** A parser from a zod schema of the convention's messages. */
+export const messagesParser =
+  (schema: z.ZodType<Message[]>): MessagesParser =>
+  (value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? parsed.data : undefined;
+  };
+
 /**
- * The attribute `key` as `{ messages }` when it fits `schema`; malformed JSON or another shape
+ * The attribute `key` as `{ messages }` when `parse` reads it; malformed JSON or another shape
  * falls back to `{ value }`, so a bad attribute is still stored and never throws.
  */
 export function readMessages(
   attributes: readonly KeyValue[],
   key: string,
-  schema: z.ZodType<Message[]>,
+  parse: MessagesParser,
 ): Reading | undefined {
   const value = findAttribute(attributes, key);
   if (value === undefined) return undefined;
-  const parsed = schema.safeParse(attributeJson(value));
+  const messages = parse(attributeJson(value));
   return {
-    value: parsed.success ? messagesShape(parsed.data) : valueShape(value),
-    consumes: (k) => k === key,
+    value: messages === undefined ? valueShape(value) : messagesShape(messages),
+    consumes: consumesKeys(key),
   };
 }
+
+/** `consumes` for a reading of the whole family `<prefix>.<n>.…` (unnamed, as `consumesKeys`). */
+export const consumesFamily =
+  (prefix: string) =>
+  (key: string): boolean =>
+    isIndexedKey(prefix, key);
 
 /** The family `<prefix>.<n>.…` as `{ messages }`, one message per index; the whole family is consumed. */
 export function readMessageFamily(
@@ -61,5 +88,5 @@ export function readMessageFamily(
 ): Reading | undefined {
   const groups = indexedGroups(attributes, prefix);
   if (groups.length === 0) return undefined;
-  return { value: messagesShape(groups.map(toMessage)), consumes: (key) => isIndexedKey(prefix, key) };
+  return { value: messagesShape(groups.map(toMessage)), consumes: consumesFamily(prefix) };
 }

@@ -2,17 +2,27 @@
 // `gen_ai.output.messages` and `gen_ai.system_instructions`, on the span or, when the span has
 // none of them, on its `gen_ai.client.inference.operation.details` event. The messages already
 // have the stored shape (role, parts); parts of other types (blob, uri, reasoning…) are dropped.
+//
+// Read by hand rather than with a schema library: most LLM spans carry these attributes, and on
+// the ingest hot path a zod parse of them cost more than the JSON.parse before it (bench/normalize).
 
-import { z } from 'zod';
-import { findAttribute } from '../attributes.ts';
+import { findAttribute, type JsonObject } from '../attributes.ts';
 import type { KeyValue } from '../otlp.ts';
-import { type Convention, type IoSource, type Reading, readMessages, readValue } from './convention.ts';
+import type { JsonValue } from '../span.ts';
+import {
+  type Convention,
+  consumesKeys,
+  type IoSource,
+  type Reading,
+  readMessages,
+  readValue,
+} from './convention.ts';
 import {
   attributeJson,
-  json,
-  knownParts,
+  type Message,
   message,
   messagesShape,
+  type Part,
   textPart,
   toolCallPart,
   toolCallResponsePart,
@@ -23,46 +33,63 @@ const outputKey = 'gen_ai.output.messages';
 const systemKey = 'gen_ai.system_instructions';
 const detailsEvent = 'gen_ai.client.inference.operation.details';
 
-const part = z.union([
-  z.object({ type: z.literal('text'), content: z.string() }).transform((p) => textPart(p.content)),
-  z
-    .object({
-      type: z.literal('tool_call'),
-      id: z.string().nullish(),
-      name: z.string(),
-      arguments: json.optional(),
-    })
-    .transform((p) => toolCallPart(p.id, p.name, p.arguments)),
-  z
-    .object({ type: z.literal('tool_call_response'), id: z.string().nullish(), response: json.optional() })
-    .transform((p) => toolCallResponsePart(p.id, p.response)),
-  z.object({ type: z.string() }).transform(() => undefined),
-]);
+const isObject = (value: JsonValue | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isIdentifier = (value: JsonValue | undefined): value is string | null | undefined =>
+  value === undefined || value === null || typeof value === 'string';
 
-const parts = z.array(part).transform(knownParts);
+/** A part of another type than the stored shape knows: left out, while the message still reads. */
+const otherPart = Symbol('other part');
 
-const messages = z.array(
-  z
-    .object({ role: z.string(), parts, finish_reason: z.string().optional() })
-    .transform((m) => message(m.role, m.parts, m.finish_reason)),
-);
+/** One part; undefined when the value is not a part at all (no string `type`). */
+function readPart(value: JsonValue): Part | typeof otherPart | undefined {
+  if (!isObject(value) || typeof value.type !== 'string') return undefined;
+  const { type, content, id, name, response } = value;
+  if (type === 'text' && typeof content === 'string') return textPart(content);
+  if (type === 'tool_call' && isIdentifier(id) && typeof name === 'string')
+    return toolCallPart(id, name, value.arguments);
+  if (type === 'tool_call_response' && isIdentifier(id)) return toolCallResponsePart(id, response);
+  return otherPart;
+}
+
+function readParts(value: JsonValue | undefined): Part[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const parts: Part[] = [];
+  for (const item of value) {
+    const part = readPart(item);
+    if (part === undefined) return undefined;
+    if (part !== otherPart) parts.push(part);
+  }
+  return parts;
+}
+
+/** `[{ role, parts, finish_reason? }]`; undefined when any message is not of that shape. */
+function readGenAiMessages(value: JsonValue): Message[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const messages: Message[] = [];
+  for (const item of value) {
+    if (!isObject(item) || typeof item.role !== 'string') return undefined;
+    const parts = readParts(item.parts);
+    const finishReason = item.finish_reason;
+    if (parts === undefined || (finishReason !== undefined && typeof finishReason !== 'string'))
+      return undefined;
+    messages.push(message(item.role, parts, finishReason));
+  }
+  return messages;
+}
 
 /** Instructions are a list of parts; a plain text (or anything else) is kept as one text part. */
-const systemInstructions = z.union([
-  parts,
-  z.string().transform((text) => [textPart(text)]),
-  json.transform((value) => [textPart(JSON.stringify(value))]),
-]);
-
-const input = z
-  .object({ system: systemInstructions.optional(), messages: messages.optional() })
-  .transform((i) => [...(i.system ? [message('system', i.system)] : []), ...(i.messages ?? [])]);
+function readSystemInstructions(value: JsonValue): Part[] {
+  const parts = readParts(value);
+  if (parts !== undefined) return parts;
+  return [textPart(typeof value === 'string' ? value : JSON.stringify(value))];
+}
 
 export const genAi: Convention = {
   name: 'GenAI',
   readInput: (source) => onSpanOrDetailsEvent(source, readInputFrom),
   readOutput: (source) =>
-    onSpanOrDetailsEvent(source, (attributes) => readMessages(attributes, outputKey, messages)),
+    onSpanOrDetailsEvent(source, (attributes) => readMessages(attributes, outputKey, readGenAiMessages)),
 };
 
 function onSpanOrDetailsEvent(
@@ -82,10 +109,12 @@ function readInputFrom(attributes: readonly KeyValue[]): Reading | undefined {
   const messagesValue = findAttribute(attributes, inputKey);
   const systemValue = findAttribute(attributes, systemKey);
   if (messagesValue === undefined && systemValue === undefined) return undefined;
-  const parsed = input.safeParse({
-    system: systemValue === undefined ? undefined : attributeJson(systemValue),
-    messages: messagesValue === undefined ? undefined : attributeJson(messagesValue),
-  });
-  if (!parsed.success) return readValue(attributes, inputKey);
-  return { value: messagesShape(parsed.data), consumes: (key) => key === inputKey || key === systemKey };
+  const messages = messagesValue === undefined ? [] : readGenAiMessages(attributeJson(messagesValue));
+  if (messages === undefined) return readValue(attributes, inputKey);
+  const system =
+    systemValue === undefined ? [] : [message('system', readSystemInstructions(attributeJson(systemValue)))];
+  return {
+    value: messagesShape([...system, ...messages]),
+    consumes: consumesKeys(inputKey, systemKey),
+  };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeSpan } from '../../../domain/tracing/normalize.ts';
 import type { OtlpScope } from '../../../domain/tracing/otlp.ts';
+import { storedSpanBytes } from '../../../domain/tracing/truncation.ts';
 import { attrs, event, otlpSpan } from './reading-fixtures.ts';
 
 // 001: Stored span, Attributes read, Limits; the whole normalization of one span.
@@ -61,7 +62,9 @@ const chatSpan = otlpSpan({
 
 describe('normalizeSpan', () => {
   it('reads a realistic GenAI chat span into the stored span', () => {
-    expect(normalizeSpan(chatSpan, resource, scope)).toEqual({
+    const { sizeBytes, ...stored } = normalizeSpan(chatSpan, resource, scope);
+    expect(sizeBytes).toBe(storedSpanBytes(stored));
+    expect(stored).toEqual({
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
       spanId: '00f067aa0ba902b7',
       parentSpanId: '53995c3f42cd8ad8',
