@@ -37,6 +37,20 @@ function batches(count: number): { body: Buffer; lastTraceId: string }[] {
   return made;
 }
 
+/** The API's ingest phase histogram: seconds summed and counted per phase. */
+async function ingestPhases(baseUrl: string): Promise<Map<string, { sum: number; count: number }>> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const phases = new Map<string, { sum: number; count: number }>();
+  for (const [, part, phase, value] of text.matchAll(
+    /^orrery_otlp_ingest_phase_seconds_(sum|count)\{phase="([a-z_]+)"\} (\S+)$/gm,
+  )) {
+    const entry = phases.get(phase!) ?? { sum: 0, count: 0 };
+    entry[part as 'sum' | 'count'] = Number(value);
+    phases.set(phase!, entry);
+  }
+  return phases;
+}
+
 const platform = values.url
   ? { baseUrl: values.url, stop: async () => undefined }
   : await startPlatformProcesses({ api: 18480, consumers: 18490 });
@@ -49,12 +63,13 @@ try {
   const { key } = await createApiKey({ pool, producer }, org.orgId, ['traces:write']);
   await new Promise((resolve) => setTimeout(resolve, 500));
 
-  // Enough distinct batches for the run at ~15,000 spans/s, made before the clock starts.
-  const prepared = batches(Math.ceil((seconds * 15_000) / batchSize));
+  // Enough distinct batches for the run at ~30,000 spans/s, made before the clock starts.
+  const prepared = batches(Math.ceil((seconds * 30_000) / batchSize));
   process.stderr.write(
     `prepared ${prepared.length} batches of ${batchSize} spans (${(prepared[0]!.body.length / 1024).toFixed(0)} KiB gzip each)\n`,
   );
 
+  const phasesBefore = await ingestPhases(platform.baseUrl);
   const latencies: number[] = [];
   const visibility: number[] = [];
   let accepted = 0;
@@ -119,6 +134,7 @@ try {
   }
 
   await Promise.all([...Array.from({ length: concurrency }, sender), sampler()]);
+  const phasesAfter = await ingestPhases(platform.baseUrl);
   const elapsed = (performance.now() - started) / 1000;
   const sendSeconds = Math.min(elapsed, seconds);
   latencies.sort((a, b) => a - b);
@@ -136,6 +152,17 @@ try {
   );
   console.log(
     `  queryable in ClickHouse after the answer: p50 ${percentile(visibility, 50).toFixed(0)} ms, max ${(visibility.at(-1) ?? Number.NaN).toFixed(0)} ms (${visibility.length} samples)`,
+  );
+  console.log(
+    `  API time per request (read, decode, normalize) and per admitted group (the rest), mean: ${[
+      ...phasesAfter,
+    ]
+      .map(([phase, after]) => {
+        const before = phasesBefore.get(phase) ?? { sum: 0, count: 0 };
+        const count = after.count - before.count;
+        return `${phase} ${count === 0 ? '-' : (((after.sum - before.sum) / count) * 1000).toFixed(1)} ms`;
+      })
+      .join(', ')}`,
   );
 } finally {
   await platform.stop();
