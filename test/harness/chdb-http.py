@@ -64,8 +64,8 @@ def run(query, database, settings, output_format):
     with lock:
         applied = []
         try:
-            if database:
-                session.query(f"USE {database}")
+            # As the server: the request's database, else `default` (never the previous request's).
+            session.query(f"USE {database or 'default'}")
             for name, value in settings.items():
                 session.query(f"SET {name} = {quote(value)}")
                 applied.append(name)

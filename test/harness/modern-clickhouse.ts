@@ -40,20 +40,22 @@ export async function startModernClickHouse(timeoutMs = 60_000): Promise<ModernC
       child.kill('SIGKILL');
       reject(new Error(`chDB's HTTP server (${server}) did not start: ${why}\n${stderr}`));
     }
+    function onExit(code: number | null) {
+      fail(
+        code === 3
+          ? `chdb-core is not installed in the project's virtualenv (.venv): ${bootstrap}`
+          : `it exited with code ${code}`,
+      );
+    }
+    child.once('exit', onExit);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
       const match = /^listening (\d+) (\S+)$/m.exec(stdout);
       if (!match) return;
       clearTimeout(timer);
+      child.off('exit', onExit);
       resolve({ port: Number(match[1]), version: match[2]! });
     });
-    child.on('exit', (code) =>
-      fail(
-        code === 3
-          ? `chdb-core is not installed in the project's virtualenv (.venv): ${bootstrap}`
-          : `it exited with code ${code}`,
-      ),
-    );
   });
   return {
     url: `http://127.0.0.1:${listening.port}`,
