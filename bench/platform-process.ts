@@ -36,8 +36,10 @@ export async function startPlatformProcesses(ports: { api: number; consumers: nu
   }
   return {
     baseUrl,
+    // Ctrl-C reaches the platform too, and it may be gone before it is asked to stop.
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

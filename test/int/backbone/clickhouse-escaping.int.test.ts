@@ -1,8 +1,21 @@
-import { afterAll, expect, it } from 'vitest';
-import { createClickHouse, sql } from '../../../platform/clickhouse.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClickHouseClient, createClickHouse, sql } from '../../../platform/clickhouse.ts';
+import { type ModernClickHouse, startModernClickHouse } from '../../harness/modern-clickhouse.ts';
 
-const clickhouse = createClickHouse();
-afterAll(() => clickhouse.close());
+// The one escaping helper, against the local 18.16 and a current ClickHouse (chDB, 26.x): every
+// value of every query goes through it, so both must read back exactly what was escaped.
+const engineNames = ['ClickHouse 18.16', 'a current ClickHouse (chDB)'] as const;
+const engines = {} as Record<(typeof engineNames)[number], ClickHouseClient>;
+let modern: ModernClickHouse;
+beforeAll(async () => {
+  modern = await startModernClickHouse();
+  engines['ClickHouse 18.16'] = createClickHouse();
+  engines['a current ClickHouse (chDB)'] = createClickHouse({ url: modern.url, database: 'default' });
+});
+afterAll(async () => {
+  await Promise.all(Object.values(engines).map((clickhouse) => clickhouse.close()));
+  await modern?.stop();
+});
 
 // Deterministic pseudo-random strings (a seeded generator, so a failure can be replayed) drawn
 // from the characters that break SQL literals, plus ordinary and multi-byte text.
@@ -52,24 +65,28 @@ function randomString(next: () => number): string {
   return text;
 }
 
-it('round-trips adversarial strings through the one escaping helper, against the real server', async () => {
-  const next = generator(20261122);
-  const samples = Array.from({ length: 300 }, () => randomString(next));
-  samples.push('', "'; DROP TABLE requests; --", '\\', "\\'", 'x'.repeat(10_000));
-  for (let start = 0; start < samples.length; start += 50) {
-    const chunk = samples.slice(start, start + 50);
-    const query = `SELECT ${chunk.map((text, index) => `${sql`${text}`.text} AS v${index}`).join(', ')}`;
-    const result = await clickhouse.query({ query, format: 'JSONEachRow' });
-    const [row] = await result.json<Record<string, string>>();
-    expect(chunk.map((_, index) => row?.[`v${index}`])).toEqual(chunk);
-  }
-});
-
-it('escapes arrays and numbers, and refuses what is not a finite number', async () => {
-  const result = await clickhouse.query({
-    query: sql`SELECT ${["a'b", 'c\\d']} AS texts, ${42} AS answer, ${12345678901234567890n} AS big`.text,
-    format: 'JSONEachRow',
+describe.each(engineNames)('on %s', (engine) => {
+  it('round-trips adversarial strings through the one escaping helper', async () => {
+    const next = generator(20261122);
+    const samples = Array.from({ length: 300 }, () => randomString(next));
+    samples.push('', "'; DROP TABLE requests; --", '\\', "\\'", 'x'.repeat(10_000));
+    for (let start = 0; start < samples.length; start += 50) {
+      const chunk = samples.slice(start, start + 50);
+      const query = `SELECT ${chunk.map((text, index) => `${sql`${text}`.text} AS v${index}`).join(', ')}`;
+      const result = await engines[engine].query({ query, format: 'JSONEachRow' });
+      const [row] = await result.json<Record<string, string>>();
+      expect(chunk.map((_, index) => row?.[`v${index}`])).toEqual(chunk);
+    }
   });
-  expect(await result.json()).toEqual([{ texts: ["a'b", 'c\\d'], answer: 42, big: '12345678901234567890' }]);
-  expect(() => sql`SELECT ${Number.NaN}`).toThrow(/finite/);
+
+  it('escapes arrays and numbers, and refuses what is not a finite number', async () => {
+    const result = await engines[engine].query({
+      query: sql`SELECT ${["a'b", 'c\\d']} AS texts, ${42} AS answer, ${12345678901234567890n} AS big`.text,
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([
+      { texts: ["a'b", 'c\\d'], answer: 42, big: '12345678901234567890' },
+    ]);
+    expect(() => sql`SELECT ${Number.NaN}`).toThrow(/finite/);
+  });
 });
