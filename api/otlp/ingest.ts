@@ -136,7 +136,6 @@ export async function admitRequests(
       now,
       traceIds: accepted.map((span) => span.traceId),
       spanIds: accepted.map((span) => span.spanId),
-      perTrace: new Map([...byTrace].map(([traceId, traceSpans]) => [traceId, traceSpans.length])),
       bytes: facts.monthBytes - ledger.monthBytes,
     });
     const phases = {

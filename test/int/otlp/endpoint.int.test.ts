@@ -49,6 +49,23 @@ describe('POST /api/otlp/v1/traces: the 200 rows', () => {
     expect(await ledgerMonth(orgId)).toEqual(before);
   });
 
+  it('keeps the new spans of a trace it knows and only those, whichever request brings them', async () => {
+    const { orgId, key } = await tracingOrg(platform);
+    const trace = traceId();
+    const [first, second, third] = [1, 2, 3].map(() => llmSpan({ traceId: trace, spanId: spanId() }));
+    expect((await exportSpans(platform.api, { spans: [first!, second!], key })).status).toBe(200);
+    expect((await exportSpans(platform.api, { spans: [second!, third!, third!], key })).status).toBe(200);
+    expect(Number((await ledgerMonth(orgId)).spans)).toBe(3);
+    const ledger = await platform.pool.query<{ ids: string[] }>(
+      `SELECT array(SELECT lpad(to_hex(id), 16, '0') FROM unnest(span_ids) AS id ORDER BY id) AS ids
+         FROM ingest_traces WHERE org_id = $1`,
+      [orgId],
+    );
+    expect(ledger.rows.map((row) => [...row.ids].sort())).toEqual([
+      [first!.spanId, second!.spanId, third!.spanId].sort(),
+    ]);
+  });
+
   it('refuses bad ids and bad times with partial_success, keeping the rest', async () => {
     const { orgId, key } = await tracingOrg(platform);
     const spans = [
