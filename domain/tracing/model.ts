@@ -1,5 +1,6 @@
 // Model and token counts, from the "Model and tokens" table of 001 (Attributes read): the first
-// attribute of each list that the span has with a usable value.
+// attribute of each list that the span has with a usable value. After the spec's model list come
+// the attributes embedding spans use instead, read only when the list has nothing.
 
 import { findAttribute, firstOf, readString } from './attributes.ts';
 import type { AnyValue, KeyValue } from './otlp.ts';
@@ -28,8 +29,13 @@ export const outputTokenAttributes = [
   'ai.usage.completionTokens',
 ] as const;
 
+/** OpenInference names an embedding span's model here rather than in `llm.model_name`. */
+export const embeddingModelAttributes = ['embedding.model_name'] as const;
+
+const modelRead = [...modelAttributes, ...embeddingModelAttributes];
+
 export function readModel(attributes: readonly KeyValue[]): string | null {
-  return firstOf(attributes, modelAttributes, readString) ?? null;
+  return firstOf(attributes, modelRead, readString) ?? null;
 }
 
 export function readInputTokens(attributes: readonly KeyValue[]): number | null {

@@ -82,3 +82,11 @@ describe('OpenLLMetry (GenAI indexed): multi-part content sent as the JSON text 
     });
   });
 });
+
+describe('OpenInference', () => {
+  it('an embedding span takes its model from embedding.model_name', () => {
+    const { sent, stored } = recorded('openinference-openai-embeddings');
+    expect(sentString(sent, 'llm.model_name')).toBeUndefined();
+    expect(stored).toMatchObject({ kind: 'generation', model: 'text-embedding-3-small', inputTokens: 9 });
+  });
+});
