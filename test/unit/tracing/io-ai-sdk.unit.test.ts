@@ -114,6 +114,12 @@ describe('AI SDK input', () => {
       { value: '[{"role":' },
     ],
     ['ai.toolCall.args', { 'ai.toolCall.args': '{"city":"Rome"}' }, { value: { city: 'Rome' } }],
+    ['embed: ai.value, a JSON text', { 'ai.value': '"sunny day"' }, { value: 'sunny day' }],
+    [
+      'embedMany and doEmbed: ai.values, a list of JSON texts',
+      { 'ai.values': ['"sunny day"', '"rainy afternoon"'] },
+      { value: ['sunny day', 'rainy afternoon'] },
+    ],
   ])('%s', (_, values, input) => {
     expect(readInputOutput({ attributes: attrs(values), events: [] }).input).toEqual(input);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  embeddingInputTokenAttributes,
   embeddingModelAttributes,
   inputTokenAttributes,
   modelAttributes,
@@ -15,7 +16,7 @@ import { attrs, double, type Plain } from './reading-fixtures.ts';
 // After the spec's lists, what embedding spans send instead.
 const lists = [
   ['model', [...modelAttributes, ...embeddingModelAttributes], readModel, ['gpt-4o-2024-08-06', 'gpt-4o']],
-  ['input tokens', inputTokenAttributes, readInputTokens, [11, 22]],
+  ['input tokens', [...inputTokenAttributes, ...embeddingInputTokenAttributes], readInputTokens, [11, 22]],
   ['output tokens', outputTokenAttributes, readOutputTokens, [33, 44]],
 ] as const;
 
