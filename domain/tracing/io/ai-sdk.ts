@@ -3,8 +3,10 @@
 // `ai.toolCall.args`, else an embedding span's `ai.value` (`embed`) or `ai.values` (`embedMany`
 // and every `doEmbed`: a list of JSON texts, stored as the list of values). Output:
 // `ai.response.text` and `ai.response.toolCalls` as one assistant message, else
-// `ai.toolCall.result`. Tool calls carry `args` (v4) or `input` (v5), tool results `result` (v4)
-// or `output` (v5); other part types (image, file, reasoning) are dropped.
+// `ai.toolCall.result` (the tool's return value as JSON, as every version sends it). Tool calls
+// carry `args` (v4) or `input` (v5+), tool results `result` (v4) or `output` (v5+, wrapped by kind
+// as `{ type: 'json', value }`: the value is stored, as the SDK's own GenAI mapping does); other
+// part types (image, file, reasoning) are dropped.
 //
 // An embedding's vectors (`ai.embedding`, `ai.embeddings`) are not read as output: nobody reads
 // a thousand numbers, the SDK's current OpenTelemetry integration leaves them out by default, and
@@ -43,6 +45,14 @@ function toToolCall(call: z.infer<typeof toolCall>): ToolCallPart {
   return toolCallPart(call.toolCallId, call.toolName, call.args ?? call.input);
 }
 
+/** v5+ wraps a tool's output by kind; the value inside is what the tool returned. */
+const toolOutput = z.union([
+  z
+    .object({ type: z.enum(['text', 'json', 'error-text', 'error-json']), value: json })
+    .transform((o) => o.value),
+  json,
+]);
+
 const part = z.union([
   z.object({ type: z.literal('text'), text: z.string() }).transform((p) => textPart(p.text)),
   toolCall.extend({ type: z.literal('tool-call') }).transform(toToolCall),
@@ -51,7 +61,7 @@ const part = z.union([
       type: z.literal('tool-result'),
       toolCallId: z.string().optional(),
       result: json.optional(),
-      output: json.optional(),
+      output: toolOutput.optional(),
     })
     .transform((p) => toolCallResponsePart(p.toolCallId, p.result ?? p.output)),
   z.object({ type: z.string() }).transform(() => undefined),

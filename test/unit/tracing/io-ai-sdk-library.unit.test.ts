@@ -110,3 +110,32 @@ describe('AI SDK embeddings, as the library sends them', () => {
     }
   });
 });
+
+describe('AI SDK tool results, as the library sends them', () => {
+  it('ai.toolCall.result is the value the tool returned', () => {
+    const span = only('ai.toolCall');
+    expect(span.kind).toBe('tool');
+    expect([parsed(span.input), parsed(span.output)]).toEqual([
+      { value: { city: 'Rome' } },
+      { value: { c: 24 } },
+    ]);
+  });
+
+  it('a tool result in ai.prompt.messages is stored as its value, not the { type: "json" } wrapper', () => {
+    const [, second] = sentSpans(request).filter((span) => span.name === 'ai.generateText.doGenerate');
+    expect(second && sentString(second, 'ai.prompt.messages')).toContain(
+      '"output":{"type":"json","value":{"c":24}}',
+    );
+    const [, answer] = named('ai.generateText.doGenerate');
+    expect(parsed(answer?.input ?? null)).toEqual({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', content: 'Weather in Rome?' }] },
+        {
+          role: 'assistant',
+          parts: [{ type: 'tool_call', id: 'call_r', name: 'weather', arguments: { city: 'Rome' } }],
+        },
+        { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_r', response: { c: 24 } }] },
+      ],
+    });
+  });
+});
