@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredSpan } from '../../../domain/tracing/span.ts';
 import { parsed, recordedRequest, sentSpans, sentString, storedSpans } from './instrumented-spans.ts';
 
 // 001, Attributes read: spans recorded from Python instrumentations run against a stub of the
@@ -11,6 +12,8 @@ function recorded(name: string) {
   if (sent === undefined || stored === undefined) throw new Error(`${name} holds no span`);
   return { sent, stored };
 }
+
+const attributeKeys = (span: StoredSpan): string[] => Object.keys(parsed(span.attributes) ?? {});
 
 describe('OpenLLMetry (GenAI indexed): multi-part content sent as the JSON text of its parts', () => {
   it('OpenAI content parts become text parts; the image part is dropped', () => {
@@ -88,5 +91,37 @@ describe('OpenInference', () => {
     const { sent, stored } = recorded('openinference-openai-embeddings');
     expect(sentString(sent, 'llm.model_name')).toBeUndefined();
     expect(stored).toMatchObject({ kind: 'generation', model: 'text-embedding-3-small', inputTokens: 9 });
+  });
+
+  it('an LLM span whose messages were read keeps no copy of its request and response bodies', () => {
+    const { sent, stored } = recorded('openinference-openai-pasted-key');
+    expect(sentString(sent, 'input.value')).toContain('"messages"');
+    expect(sentString(sent, 'output.value')).toContain('"choices"');
+    expect(attributeKeys(stored)).not.toContain('input.value');
+    expect(attributeKeys(stored)).not.toContain('output.value');
+    expect(attributeKeys(stored)).toContain('llm.invocation_parameters');
+  });
+
+  it('a credential in a message is removed and counted once, not again in the body that copies it', () => {
+    const key = 'sk-proj-Rk3x9QpL2mVw7ZtY4nB8cD1fG6hJ0aSe';
+    const { sent, stored } = recorded('openinference-openai-pasted-key');
+    expect(sentString(sent, 'input.value')).toContain(key);
+    expect(sentString(sent, 'llm.input_messages.1.message.content')).toContain(key);
+    expect(stored.redactedCount).toBe(1);
+    expect(parsed(stored.input)).toEqual({
+      messages: [
+        { role: 'system', parts: [{ type: 'text', content: 'You help with API errors.' }] },
+        { role: 'user', parts: [{ type: 'text', content: 'Why does [REDACTED] fail with 401?' }] },
+      ],
+    });
+    expect([stored.input, stored.output, stored.attributes].join()).not.toContain(key);
+  });
+
+  it('a span without messages still reads its bodies as input and output', () => {
+    const { stored } = recorded('openinference-openai-embeddings');
+    expect(parsed(stored.input)).toMatchObject({
+      value: { input: ['sunny day at the beach', 'rainy afternoon'] },
+    });
+    expect(parsed(stored.output)).toMatchObject({ value: { model: 'text-embedding-3-small' } });
   });
 });
