@@ -1,5 +1,6 @@
 // Model and token counts, from the "Model and tokens" table of 001 (Attributes read): the first
-// attribute of each list that the span has with a usable value.
+// attribute of each list that the span has with a usable value. After each spec list come the
+// attributes embedding spans use instead, read only when the list has nothing.
 
 import { findAttribute, firstOf, readString } from './attributes.ts';
 import type { AnyValue, KeyValue } from './otlp.ts';
@@ -28,12 +29,21 @@ export const outputTokenAttributes = [
   'ai.usage.completionTokens',
 ] as const;
 
+/** OpenInference names an embedding span's model here rather than in `llm.model_name`. */
+export const embeddingModelAttributes = ['embedding.model_name'] as const;
+
+/** The AI SDK's `embed` and `embedMany` count their tokens here; an embedding's tokens are all input. */
+export const embeddingInputTokenAttributes = ['ai.usage.tokens'] as const;
+
+const modelRead = [...modelAttributes, ...embeddingModelAttributes];
+const inputTokensRead = [...inputTokenAttributes, ...embeddingInputTokenAttributes];
+
 export function readModel(attributes: readonly KeyValue[]): string | null {
-  return firstOf(attributes, modelAttributes, readString) ?? null;
+  return firstOf(attributes, modelRead, readString) ?? null;
 }
 
 export function readInputTokens(attributes: readonly KeyValue[]): number | null {
-  return firstOf(attributes, inputTokenAttributes, readTokenCount) ?? null;
+  return firstOf(attributes, inputTokensRead, readTokenCount) ?? null;
 }
 
 export function readOutputTokens(attributes: readonly KeyValue[]): number | null {

@@ -5,7 +5,7 @@
 import { attributesToJson } from './attributes.ts';
 import { readContext } from './context.ts';
 import type { PublishedSpan } from './events.ts';
-import { readInputOutput } from './io/index.ts';
+import { readInputOutput, withoutCopies } from './io/index.ts';
 import { readKind } from './kind.ts';
 import { readInputTokens, readModel, readOutputTokens } from './model.ts';
 import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
@@ -38,7 +38,7 @@ export function normalizeSpan(
   scope: OtlpScope,
 ): PublishedSpan {
   const prepared = 'json' in resource ? resource : prepareResource(resource);
-  const redacted = redactSpan(span);
+  const redacted = redactSpan(withoutCopies(span));
   const clean = redacted.span;
   const io = readInputOutput(clean);
   const input = fitInputOutput(io.input);

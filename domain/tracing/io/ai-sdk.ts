@@ -1,8 +1,17 @@
 // AI SDK (Vercel) telemetry. Input: `ai.prompt.messages` (the provider call's messages), else
 // `ai.prompt` (`{ system?, prompt?, messages? }` of the outer call), else a tool span's
-// `ai.toolCall.args`. Output: `ai.response.text` and `ai.response.toolCalls` as one assistant
-// message, else `ai.toolCall.result`. Tool calls carry `args` (v4) or `input` (v5), tool results
-// `result` (v4) or `output` (v5); other part types (image, file, reasoning) are dropped.
+// `ai.toolCall.args`, else an embedding span's `ai.value` (`embed`) or `ai.values` (`embedMany`
+// and every `doEmbed`: a list of JSON texts, stored as the list of values). Output:
+// `ai.response.text` and `ai.response.toolCalls` as one assistant message, else
+// `ai.toolCall.result` (the tool's return value as JSON, as every version sends it). Tool calls
+// carry `args` (v4) or `input` (v5+), tool results `result` (v4) or `output` (v5+, wrapped by kind
+// as `{ type: 'json', value }`: the value is stored, as the SDK's own GenAI mapping does); other
+// part types (image, file, reasoning) are dropped.
+//
+// An embedding's vectors (`ai.embedding`, `ai.embeddings`) are not read as output: nobody reads
+// a thousand numbers, the SDK's current OpenTelemetry integration leaves them out by default, and
+// parsing and storing one 1536-number vector as JSON takes about 0.5 ms, thirty times an LLM
+// span's whole budget on the ingest path. They stay attributes, stored as sent.
 
 import { z } from 'zod';
 import { findAttribute } from '../attributes.ts';
@@ -22,6 +31,7 @@ import {
 
 const textKey = 'ai.response.text';
 const toolCallsKey = 'ai.response.toolCalls';
+const valuesKey = 'ai.values';
 
 /** A tool call as the messages' `tool-call` parts and `ai.response.toolCalls` entries share it. */
 const toolCall = z.object({
@@ -35,6 +45,14 @@ function toToolCall(call: z.infer<typeof toolCall>): ToolCallPart {
   return toolCallPart(call.toolCallId, call.toolName, call.args ?? call.input);
 }
 
+/** v5+ wraps a tool's output by kind; the value inside is what the tool returned. */
+const toolOutput = z.union([
+  z
+    .object({ type: z.enum(['text', 'json', 'error-text', 'error-json']), value: json })
+    .transform((o) => o.value),
+  json,
+]);
+
 const part = z.union([
   z.object({ type: z.literal('text'), text: z.string() }).transform((p) => textPart(p.text)),
   toolCall.extend({ type: z.literal('tool-call') }).transform(toToolCall),
@@ -43,7 +61,7 @@ const part = z.union([
       type: z.literal('tool-result'),
       toolCallId: z.string().optional(),
       result: json.optional(),
-      output: json.optional(),
+      output: toolOutput.optional(),
     })
     .transform((p) => toolCallResponsePart(p.toolCallId, p.result ?? p.output)),
   z.object({ type: z.string() }).transform(() => undefined),
@@ -82,7 +100,9 @@ export const aiSdk: Convention = {
   readInput: ({ attributes }) =>
     readMessages(attributes, 'ai.prompt.messages', readPromptMessages) ??
     readMessages(attributes, 'ai.prompt', readPrompt) ??
-    readValue(attributes, 'ai.toolCall.args'),
+    readValue(attributes, 'ai.toolCall.args') ??
+    readValue(attributes, 'ai.value') ??
+    readEmbeddedValues(attributes),
   readOutput: ({ attributes }) => readResponse(attributes) ?? readValue(attributes, 'ai.toolCall.result'),
 };
 
@@ -97,5 +117,15 @@ function readResponse(attributes: readonly KeyValue[]): Reading | undefined {
   return {
     value: messagesShape([message('assistant', [...textParts, ...parsedCalls.data])]),
     consumes: (key) => key === textKey || key === toolCallsKey,
+  };
+}
+
+/** `ai.values`: each value embedded, sent as its JSON text. */
+function readEmbeddedValues(attributes: readonly KeyValue[]): Reading | undefined {
+  const values = findAttribute(attributes, valuesKey);
+  if (values === undefined) return undefined;
+  return {
+    value: { value: values.kind === 'array' ? values.values.map(attributeJson) : attributeJson(values) },
+    consumes: (key) => key === valuesKey,
   };
 }

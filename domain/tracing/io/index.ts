@@ -11,7 +11,7 @@ import type { Convention, IoSource, Reading } from './convention.ts';
 import { genAi } from './genai.ts';
 import { genAiIndexed } from './genai-indexed.ts';
 import { genAiTool } from './genai-tool.ts';
-import { openInference } from './openinference.ts';
+import { openInference, withoutBodyCopies } from './openinference.ts';
 import { traceloop } from './traceloop.ts';
 
 export type { IoSource, Reading } from './convention.ts';
@@ -47,6 +47,16 @@ export function readInputOutput(source: IoSource): InputOutput {
       attributes: withoutConsumed(event.attributes, readings, index),
     })),
   };
+}
+
+/**
+ * The span without the attributes that only copy what its input or output is read from (OpenInference's
+ * request and response bodies beside its messages). Normalization applies it before redaction,
+ * so a credential in a message is removed and counted once.
+ */
+export function withoutCopies<S extends IoSource>(source: S): S {
+  const attributes = withoutBodyCopies(source.attributes);
+  return attributes === undefined ? source : { ...source, attributes };
 }
 
 export function readInput(source: IoSource): Reading | undefined {

@@ -2,10 +2,15 @@
 // (role, content, contents.<m>.message_content.text, tool_calls.<m>.tool_call.id/function.name/
 // function.arguments, tool_call_id), else `input.value` and `output.value` as `{ value }`.
 // A message family is consumed whole; content items other than text (images) are dropped.
+//
+// An LLM span sends the request and response bodies as `input.value` and `output.value` beside
+// the message families read from them. Once the messages are read the body is only a copy (up
+// to 8 KiB, and every credential in a message would be counted twice), so it is consumed too,
+// and normalization drops it before redaction (`withoutBodyCopies`).
 
-import { findAttribute, indexedGroups, readString } from '../attributes.ts';
+import { findAttribute, indexedGroups, isIndexedKey, readString } from '../attributes.ts';
 import type { KeyValue } from '../otlp.ts';
-import { type Convention, readMessageFamily, readValue } from './convention.ts';
+import { type Convention, type Reading, readMessageFamily, readValue } from './convention.ts';
 import {
   attributeJson,
   type Message,
@@ -16,15 +21,35 @@ import {
   toolCallResponsePart,
 } from './messages.ts';
 
+const input = { family: 'llm.input_messages', body: 'input.value', role: 'user' } as const;
+const output = { family: 'llm.output_messages', body: 'output.value', role: 'assistant' } as const;
+type Side = typeof input | typeof output;
+
 export const openInference: Convention = {
   name: 'OpenInference',
-  readInput: ({ attributes }) =>
-    readMessageFamily(attributes, 'llm.input_messages', (fields) => toMessage(fields, 'user')) ??
-    readValue(attributes, 'input.value'),
-  readOutput: ({ attributes }) =>
-    readMessageFamily(attributes, 'llm.output_messages', (fields) => toMessage(fields, 'assistant')) ??
-    readValue(attributes, 'output.value'),
+  readInput: ({ attributes }) => readSide(attributes, input),
+  readOutput: ({ attributes }) => readSide(attributes, output),
 };
+
+/** The side's messages, which consume its body as well; without them, the body as `{ value }`. */
+function readSide(attributes: readonly KeyValue[], side: Side): Reading | undefined {
+  const messages = readMessageFamily(attributes, side.family, (fields) => toMessage(fields, side.role));
+  if (messages === undefined) return readValue(attributes, side.body);
+  return { ...messages, consumes: (key) => key === side.body || messages.consumes(key) };
+}
+
+/**
+ * The attributes without each body whose message family is there (see the top of this file), or
+ * undefined when there is none to drop: most spans have no body and cost one pass of comparisons.
+ */
+export function withoutBodyCopies(attributes: readonly KeyValue[]): KeyValue[] | undefined {
+  if (!attributes.some(({ key }) => key === input.body || key === output.body)) return undefined;
+  const copies = [input, output].filter((side) =>
+    attributes.some(({ key }) => isIndexedKey(side.family, key)),
+  );
+  if (copies.length === 0) return undefined;
+  return attributes.filter(({ key }) => !copies.some((side) => side.body === key));
+}
 
 function toMessage(fields: readonly KeyValue[], defaultRole: string): Message {
   const parts = [

@@ -65,9 +65,7 @@ describe('AI SDK input', () => {
           },
           {
             role: 'tool',
-            parts: [
-              { type: 'tool_call_response', id: 'call_r', response: { type: 'json', value: { c: 24 } } },
-            ],
+            parts: [{ type: 'tool_call_response', id: 'call_r', response: { c: 24 } }],
           },
         ],
       },
@@ -114,8 +112,41 @@ describe('AI SDK input', () => {
       { value: '[{"role":' },
     ],
     ['ai.toolCall.args', { 'ai.toolCall.args': '{"city":"Rome"}' }, { value: { city: 'Rome' } }],
+    ['embed: ai.value, a JSON text', { 'ai.value': '"sunny day"' }, { value: 'sunny day' }],
+    [
+      'embedMany and doEmbed: ai.values, a list of JSON texts',
+      { 'ai.values': ['"sunny day"', '"rainy afternoon"'] },
+      { value: ['sunny day', 'rainy afternoon'] },
+    ],
   ])('%s', (_, values, input) => {
     expect(readInputOutput({ attributes: attrs(values), events: [] }).input).toEqual(input);
+  });
+});
+
+describe('AI SDK tool results in messages (v5+ wraps the output by kind)', () => {
+  const response = (output: Plain) =>
+    readInputOutput({
+      attributes: attrs({
+        'ai.prompt.messages': JSON.stringify([
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output }] },
+        ]),
+      }),
+      events: [],
+    }).input;
+  it.each<[string, Plain, JsonValue]>([
+    ['json', { type: 'json', value: { c: 24 } }, { c: 24 }],
+    ['text', { type: 'text', value: 'sunny' }, 'sunny'],
+    ['error-json', { type: 'error-json', value: { error: 'timeout' } }, { error: 'timeout' }],
+    ['error-text', { type: 'error-text', value: 'timeout' }, 'timeout'],
+    [
+      'content, kept whole',
+      { type: 'content', value: [{ type: 'text', text: 'a' }] },
+      { type: 'content', value: [{ type: 'text', text: 'a' }] },
+    ],
+  ])('%s', (_, output, stored) => {
+    expect(response(output)).toEqual({
+      messages: [{ role: 'tool', parts: [{ type: 'tool_call_response', id: 'c', response: stored }] }],
+    });
   });
 });
 

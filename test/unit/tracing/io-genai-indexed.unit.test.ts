@@ -120,6 +120,63 @@ describe('GenAI indexed', () => {
     expect(read.output).toEqual(output);
   });
 
+  // OpenLLMetry sends a list content as its JSON text (test/fixtures/instrumentations for real spans).
+  const parts = (content: string) =>
+    readInputOutput({
+      attributes: attrs({ 'gen_ai.prompt.0.role': 'user', 'gen_ai.prompt.0.content': content }),
+      events: [],
+    }).input;
+  const userParts = (...messageParts: JsonValue[]): JsonValue => ({
+    messages: [{ role: 'user', parts: messageParts }],
+  });
+
+  it.each<[string, string, JsonValue]>([
+    [
+      'OpenAI text and image parts: the text parts, the image dropped',
+      '[{"type": "text", "text": "What is it?"}, {"type": "image_url", "image_url": {"url": "https://x/o.png"}}, {"type": "text", "text": "Be brief."}]',
+      userParts({ type: 'text', content: 'What is it?' }, { type: 'text', content: 'Be brief.' }),
+    ],
+    [
+      "Anthropic's tool_result as a tool answer, its tool_use dropped (sent again as tool_calls)",
+      '[{"type": "tool_use", "id": "t1", "name": "f", "input": {}}, {"type": "tool_result", "tool_use_id": "t1", "content": "{\\"ok\\": true}"}]',
+      userParts({ type: 'tool_call_response', id: 't1', response: { ok: true } }),
+    ],
+    [
+      'only parts that have no stored part: no parts',
+      '[{"type": "input_audio", "input_audio": {}}]',
+      userParts(),
+    ],
+    [
+      'prose that opens with a bracket stays text',
+      '[draft] hello',
+      userParts({ type: 'text', content: '[draft] hello' }),
+    ],
+    ['a JSON array of other values stays text', '[1, 2]', userParts({ type: 'text', content: '[1, 2]' })],
+    ['an empty JSON array stays text', '[]', userParts({ type: 'text', content: '[]' })],
+    [
+      'an array with one untyped member stays text',
+      '[{"type": "text", "text": "a"}, {"text": "b"}]',
+      userParts({ type: 'text', content: '[{"type": "text", "text": "a"}, {"text": "b"}]' }),
+    ],
+    [
+      'a JSON object stays text',
+      '{"type": "text", "text": "a"}',
+      userParts({ type: 'text', content: '{"type": "text", "text": "a"}' }),
+    ],
+  ])('multi-part content: %s', (_, content, input) => {
+    expect(parts(content)).toEqual(input);
+  });
+
+  it('multi-part content of a completion too', () => {
+    const read = readInputOutput({
+      attributes: attrs({ 'gen_ai.completion.0.content': '[{"type": "text", "text": "Hello."}]' }),
+      events: [],
+    });
+    expect(read.output).toEqual({
+      messages: [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello.' }] }],
+    });
+  });
+
   it('consumes both whole families and keeps everything else', () => {
     const read = readInputOutput({ attributes: attrs(toolRound), events: [] });
     expect(keys(read.attributes)).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readInputOutput } from '../../../domain/tracing/io/index.ts';
+import { readInputOutput, withoutCopies } from '../../../domain/tracing/io/index.ts';
 import type { JsonValue } from '../../../domain/tracing/span.ts';
 import { attrs, keys, type Plain } from './reading-fixtures.ts';
 
@@ -51,18 +51,42 @@ describe('OpenInference', () => {
     });
   });
 
-  it('consumes the message families whole and keeps input.value and output.value it did not read', () => {
+  it('consumes the message families whole, and input.value and output.value that only copy them', () => {
     const read = readInputOutput({ attributes: attrs(llmSpan), events: [] });
     expect(keys(read.attributes)).toEqual([
       'openinference.span.kind',
       'llm.model_name',
       'llm.invocation_parameters',
-      'input.value',
       'input.mime_type',
-      'output.value',
       'output.mime_type',
       'llm.token_count.prompt',
     ]);
+  });
+
+  it.each<[string, { [key: string]: Plain }, string[]]>([
+    [
+      'both bodies beside both families',
+      llmSpan,
+      Object.keys(llmSpan).filter((key) => !key.endsWith('.value')),
+    ],
+    [
+      'only the side whose family is there',
+      { 'input.value': '{}', 'output.value': 'hi', 'llm.output_messages.0.message.content': 'hi' },
+      ['input.value', 'llm.output_messages.0.message.content'],
+    ],
+    ['none without a family', { 'input.value': '{}', 'output.value': 'hi' }, ['input.value', 'output.value']],
+    [
+      'none beside keys that only look like a family',
+      { 'input.value': '{}', 'llm.input_messages': 'x', 'llm.input_messages.x.role': 'user' },
+      ['input.value', 'llm.input_messages', 'llm.input_messages.x.role'],
+    ],
+  ])('withoutCopies drops the bodies before anything reads them: %s', (_, values, kept) => {
+    expect(keys(withoutCopies({ attributes: attrs(values), events: [] }).attributes)).toEqual(kept);
+  });
+
+  it('withoutCopies returns a span with nothing to drop as it came', () => {
+    const source = { attributes: attrs({ 'input.value': '{}' }), events: [] };
+    expect(withoutCopies(source)).toBe(source);
   });
 
   it.each<[string, { [key: string]: Plain }, JsonValue, JsonValue]>([

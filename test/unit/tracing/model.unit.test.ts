@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  embeddingInputTokenAttributes,
+  embeddingModelAttributes,
   inputTokenAttributes,
   modelAttributes,
   outputTokenAttributes,
@@ -11,9 +13,10 @@ import type { AnyValue, KeyValue } from '../../../domain/tracing/otlp.ts';
 import { attrs, double, type Plain } from './reading-fixtures.ts';
 
 // 001, Attributes read, "Model and tokens": each list in order.
+// After the spec's lists, what embedding spans send instead.
 const lists = [
-  ['model', modelAttributes, readModel, ['gpt-4o-2024-08-06', 'gpt-4o']],
-  ['input tokens', inputTokenAttributes, readInputTokens, [11, 22]],
+  ['model', [...modelAttributes, ...embeddingModelAttributes], readModel, ['gpt-4o-2024-08-06', 'gpt-4o']],
+  ['input tokens', [...inputTokenAttributes, ...embeddingInputTokenAttributes], readInputTokens, [11, 22]],
   ['output tokens', outputTokenAttributes, readOutputTokens, [33, 44]],
 ] as const;
 
