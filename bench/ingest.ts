@@ -9,6 +9,7 @@ import { createClickHouse, sql } from '../platform/clickhouse.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { request, responseType, toProtobuf } from '../test/harness/otlp-fixtures.ts';
+import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { benchResource, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
 import { startPlatformProcesses } from './platform-process.ts';
@@ -35,20 +36,6 @@ function batches(count: number): { body: Buffer; lastTraceId: string }[] {
     made.push({ body: gzipSync(toProtobuf(req)), lastTraceId: spans[spans.length - 1]!.traceId });
   }
   return made;
-}
-
-/** The API's ingest phase histogram: seconds summed and counted per phase. */
-async function ingestPhases(baseUrl: string): Promise<Map<string, { sum: number; count: number }>> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const phases = new Map<string, { sum: number; count: number }>();
-  for (const [, part, phase, value] of text.matchAll(
-    /^orrery_otlp_ingest_phase_seconds_(sum|count)\{phase="([a-z_]+)"\} (\S+)$/gm,
-  )) {
-    const entry = phases.get(phase!) ?? { sum: 0, count: 0 };
-    entry[part as 'sum' | 'count'] = Number(value);
-    phases.set(phase!, entry);
-  }
-  return phases;
 }
 
 const platform = values.url
@@ -153,17 +140,7 @@ try {
   console.log(
     `  queryable in ClickHouse after the answer: p50 ${percentile(visibility, 50).toFixed(0)} ms, max ${(visibility.at(-1) ?? Number.NaN).toFixed(0)} ms (${visibility.length} samples)`,
   );
-  console.log(
-    `  API time per request (read, decode, normalize) and per admitted group (the rest), mean: ${[
-      ...phasesAfter,
-    ]
-      .map(([phase, after]) => {
-        const before = phasesBefore.get(phase) ?? { sum: 0, count: 0 };
-        const count = after.count - before.count;
-        return `${phase} ${count === 0 ? '-' : (((after.sum - before.sum) / count) * 1000).toFixed(1)} ms`;
-      })
-      .join(', ')}`,
-  );
+  console.log(`  ${phasesLine(phasesBefore, phasesAfter)}`);
 } finally {
   await platform.stop();
   await producer.disconnect();

@@ -24,6 +24,7 @@ import { config } from '../platform/config.ts';
 import { withAdmin } from '../platform/kafka.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
+import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { machineLine } from './machine.ts';
 import { buildPeerBinaries, peerVersions } from './peer-binaries.ts';
 import { startPlatformProcesses } from './platform-process.ts';
@@ -439,9 +440,14 @@ try {
     : await startPlatformProcesses({ api: 18580, consumers: 18590 });
   const orrery = orreryTarget(platform.baseUrl);
 
-  const rows: { workers: number; peer: Measured; orrery: Measured }[] = [];
-  for (const workers of workerCounts)
-    rows.push({ workers, peer: await measure(peer.target, workers), orrery: await measure(orrery, workers) });
+  const rows: { workers: number; peer: Measured; orrery: Measured; phases: string }[] = [];
+  for (const workers of workerCounts) {
+    const peerMeasured = await measure(peer.target, workers);
+    const phasesBefore = await ingestPhases(platform.baseUrl);
+    const orreryMeasured = await measure(orrery, workers);
+    const phases = phasesLine(phasesBefore, await ingestPhases(platform.baseUrl));
+    rows.push({ workers, peer: peerMeasured, orrery: orreryMeasured, phases });
+  }
 
   const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
   const table = [
@@ -466,6 +472,7 @@ try {
   );
   for (const row of table)
     console.log(`  ${row.map((cell, column) => cell.padStart(widths[column]!)).join('  ')}`);
+  for (const { workers, phases } of rows) console.log(`  Orrery with ${workers} workers: ${phases}`);
   // Spans lost while counting would make a rate look better or worse than it is: say so.
   for (const { workers, peer, orrery } of rows) {
     if (peer.lostSpans > 0)

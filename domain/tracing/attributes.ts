@@ -104,9 +104,11 @@ const nine = 0x39;
  * `<prefix>.<n>.` removed from the keys: `gen_ai.prompt.0.role` becomes `role` in the first group.
  */
 export function indexedGroups(attributes: readonly KeyValue[], prefix: string): KeyValue[][] {
-  const groups = new Map<number, KeyValue[]>();
+  // Asked of every span for several families; most spans have none, and then nothing is built.
+  let groups: Map<number, KeyValue[]> | undefined;
   for (const { key, value } of attributes) {
     if (!isIndexedKey(prefix, key)) continue;
+    groups ??= new Map();
     const rest = key.slice(prefix.length + 1);
     const dot = rest.indexOf('.');
     const index = Number(rest.slice(0, dot));
@@ -114,5 +116,6 @@ export function indexedGroups(attributes: readonly KeyValue[], prefix: string): 
     group.push({ key: rest.slice(dot + 1), value });
     groups.set(index, group);
   }
+  if (groups === undefined) return [];
   return [...groups.entries()].sort(([a], [b]) => a - b).map(([, group]) => group);
 }

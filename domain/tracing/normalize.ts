@@ -3,14 +3,14 @@
 // read; then input and output are cut to their own limit, and the other limits are applied.
 
 import { attributesToJson } from './attributes.ts';
-import { readContext } from './context.ts';
+import { readEnvironment, readService, readSession, readUser } from './context.ts';
 import type { PublishedSpan } from './events.ts';
 import { readInputOutput, withoutCopies } from './io/index.ts';
 import { readKind } from './kind.ts';
 import { readInputTokens, readModel, readOutputTokens } from './model.ts';
 import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
 import { redactKeyValues, redactText } from './redaction.ts';
-import type { JsonValue, StoredSpan } from './span.ts';
+import type { JsonValue } from './span.ts';
 import { fitJson, limitSpan, limits, storedSpanBytes } from './truncation.ts';
 import { withinPerSpanLimits } from './within-limits.ts';
 
@@ -24,11 +24,19 @@ export interface PreparedResource {
   json: string;
   /** Credential values removed from the resource, counted on each of its spans. */
   redactedCount: number;
+  serviceName: string | null;
+  environment: string | null;
 }
 
 export function prepareResource(resource: readonly KeyValue[]): PreparedResource {
   const { value, count } = redactKeyValues(resource);
-  return { attributes: value, json: JSON.stringify(attributesToJson(value)), redactedCount: count };
+  return {
+    attributes: value,
+    json: JSON.stringify(attributesToJson(value)),
+    redactedCount: count,
+    serviceName: readService(value),
+    environment: readEnvironment(value),
+  };
 }
 
 /** The span as stored and published, with its size as counted against the limits. */
@@ -43,7 +51,8 @@ export function normalizeSpan(
   const io = readInputOutput(clean);
   const input = fitInputOutput(io.input);
   const output = fitInputOutput(io.output);
-  const stored: StoredSpan = {
+  // Built whole, size included, so no copy of the span is made to add it (the hot path's habit).
+  const stored: PublishedSpan = {
     traceId: clean.traceId,
     spanId: clean.spanId,
     parentSpanId: clean.parentSpanId,
@@ -61,14 +70,18 @@ export function normalizeSpan(
     output: output.text,
     inputTruncated: input.truncated,
     outputTruncated: output.truncated,
-    ...readContext(clean.attributes, prepared.attributes),
+    sessionId: readSession(clean.attributes),
+    userId: readUser(clean.attributes),
+    serviceName: prepared.serviceName,
+    environment: prepared.environment,
     attributes: JSON.stringify(attributesToJson(io.attributes)),
-    events: JSON.stringify(io.events.map(toStoredEvent)),
-    links: JSON.stringify(clean.links.map(toStoredLink)),
+    events: io.events.length === 0 ? '[]' : JSON.stringify(io.events.map(toStoredEvent)),
+    links: clean.links.length === 0 ? '[]' : JSON.stringify(clean.links.map(toStoredLink)),
     resourceAttributes: prepared.json,
     scopeName: scope.name,
     scopeVersion: scope.version,
     redactedCount: redacted.count + prepared.redactedCount,
+    sizeBytes: 0,
   };
   const parts = {
     name: stored.name,
@@ -88,8 +101,8 @@ export function normalizeSpan(
     resourceAttributes: stored.resourceAttributes,
   };
   if (withinPerSpanLimits(parts)) {
-    const sizeBytes = storedSpanBytes(stored);
-    if (sizeBytes <= limits.spanBytes) return { ...stored, sizeBytes };
+    stored.sizeBytes = storedSpanBytes(stored);
+    if (stored.sizeBytes <= limits.spanBytes) return stored;
   }
   const limited = limitSpan(stored);
   return { ...limited, sizeBytes: storedSpanBytes(limited) };

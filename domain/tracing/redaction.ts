@@ -44,7 +44,8 @@ function applyDetector(
 
 /** The text with every credential the detectors find replaced by `[REDACTED]`. */
 export function redactText(text: string): { text: string; count: number } {
-  if (!mayHoldCredential(text)) return { text, count: 0 };
+  // No hint is shorter than three characters: most short values (ids, names, '') end here.
+  if (text.length < 3 || !mayHoldCredential(text)) return { text, count: 0 };
   let count = 0;
   let result = text;
   for (const detector of credentialDetectors) {

@@ -297,3 +297,18 @@ describe('redactJson and redactAttributeValue', () => {
     expect(redactAttributeValue(key, value)).toEqual({ value: expected, count });
   });
 });
+
+describe('the shortest text that can hold a credential', () => {
+  // redactText passes over text shorter than three characters without looking: no detector's hint
+  // (what any of its matches must contain) is found in any one- or two-character text.
+  it('is three characters long', () => {
+    const printable = Array.from({ length: 95 }, (_, index) => String.fromCharCode(32 + index));
+    const texts = [...printable, ...printable.flatMap((first) => printable.map((second) => first + second))];
+    for (const { name, hint } of credentialDetectors) {
+      expect(
+        texts.filter((text) => hint.test(text)),
+        name,
+      ).toEqual([]);
+    }
+  });
+});

@@ -76,6 +76,15 @@ describe('storedSpanBytes', () => {
     ].join('');
     expect(storedSpanBytes(s)).toBe(64 + bytes(text));
   });
+
+  it('counts every text field, set or null', () => {
+    const s = span({});
+    const textFields = Object.entries(s).filter(([, value]) => typeof value === 'string' || value === null);
+    expect(textFields.length).toBe(19);
+    for (const [field, value] of textFields) {
+      expect(storedSpanBytes({ ...s, [field]: `${value ?? ''}x` }) - storedSpanBytes(s), field).toBe(1);
+    }
+  });
 });
 
 describe('limitSpan: strings', () => {
