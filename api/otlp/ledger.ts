@@ -35,7 +35,9 @@ export async function readLedger(
 ): Promise<TraceFacts> {
   // Only valid ids can be stored (admission refuses the rest), and only they convert to the
   // ledger's uuid and bigint keys.
-  const uniqueTraces = [...new Set(request.traceIds.filter((traceId) => validTraceId.test(traceId)))];
+  const requestTraces = [...new Set(request.traceIds.filter((traceId) => validTraceId.test(traceId)))].join(
+    ',',
+  );
   const traceIds: string[] = [];
   const spanIds: string[] = [];
   request.traceIds.forEach((traceId, index) => {
@@ -66,10 +68,10 @@ export async function readLedger(
        (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $7) AS monthly`,
     [
       request.orgId,
-      uniqueTraces.join(','),
+      requestTraces,
       traceIds.join(','),
       spanIds.join(','),
-      uniqueTraces.join(','),
+      requestTraces,
       request.deletedSince,
       request.month,
     ],

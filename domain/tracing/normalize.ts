@@ -12,7 +12,7 @@ import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.
 import { redactKeyValues, redactText } from './redaction.ts';
 import type { JsonValue } from './span.ts';
 import { fitJson, limitSpan, limits, storedSpanBytes } from './truncation.ts';
-import { withinPerSpanLimits } from './within-limits.ts';
+import { fitsBytes, withinPerSpanLimits } from './within-limits.ts';
 
 /**
  * What every span of one resource shares, redacted and serialized once per ResourceSpans rather
@@ -153,7 +153,7 @@ function redactEach<T extends { attributes: KeyValue[] }>(
 function fitInputOutput(value: JsonValue | null): { text: string | null; truncated: boolean } {
   if (value === null) return { text: null, truncated: false };
   const text = JSON.stringify(value);
-  if (Buffer.byteLength(text) <= limits.inputOutputBytes) return { text, truncated: false };
+  if (fitsBytes(text, limits.inputOutputBytes)) return { text, truncated: false };
   const fitted = fitJson(value, limits.inputOutputBytes);
   return { text: JSON.stringify(fitted.value), truncated: fitted.truncated };
 }

@@ -7,7 +7,7 @@ import { limits } from './truncation.ts';
 // and the whole-span limit, is what limitSpan would return unchanged (a unit test holds them to it).
 
 /** Whether text fits in maxBytes of UTF-8; the length alone decides most (a UTF-16 unit is ≤ 3 bytes). */
-const fitsBytes = (text: string, maxBytes: number): boolean =>
+export const fitsBytes = (text: string, maxBytes: number): boolean =>
   text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes;
 
 /** Whether no string inside the value would be cut to 8 KiB (bytes count as their base64). */
