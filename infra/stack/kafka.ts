@@ -90,7 +90,7 @@ export class KafkaCluster {
     );
     const clusterIdFile = join(this.spec.root, this.spec.name, 'cluster-id');
     mkdirSync(join(this.spec.root, this.spec.name), { recursive: true });
-    if (!existsSync(clusterIdFile)) writeFileSync(clusterIdFile, randomBytes(16).toString('base64url'));
+    if (!existsSync(clusterIdFile)) writeFileSync(clusterIdFile, newClusterId());
     const clusterId = readFileSync(clusterIdFile, 'utf8').trim();
     for (const node of this.nodes) {
       mkdirSync(node.dataDir, { recursive: true });
@@ -311,4 +311,15 @@ logger.state.level = WARN
 logger.controller.name = org.apache.kafka.controller
 logger.controller.level = WARN
 `;
+}
+
+/**
+ * A random cluster id as Kafka's own `Uuid.randomUuid()` makes one: 16 bytes in base64url, drawn
+ * again while it starts with '-', which the storage tool's argument parser would read as an option.
+ */
+export function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
