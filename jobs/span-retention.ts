@@ -1,11 +1,13 @@
 import { limits } from '../domain/tracing/truncation.ts';
 import { type ClickHouseClient, identifier, sql } from '../platform/clickhouse.ts';
+import { receiptDay } from '../projections/span-facts-layout.ts';
 
 // Retention of stored spans (001, Limits: "30 days from the moment the first span of the trace was
 // received; spans arriving later are deleted with the trace"). `spans` is partitioned by the UTC
 // day its trace was first received, so a trace's spans share one partition and go together, and
-// retention drops whole partitions: cheap, and no mutation. `trace_fragments`, which the spans'
-// materialized view writes, is partitioned by the same day, so the same traces leave both at once.
+// retention drops whole partitions: cheap, and no mutation. The tables the spans' materialized views
+// write are partitioned by the same receipt, `trace_fragments` by day and `span_facts` by hour (a
+// day's 24 hours go with it), so the same traces leave every table at once.
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -44,9 +46,13 @@ export function isPartitionExpired(partition: string, now: Date): boolean {
 const receiptPartitioned = [
   { table: 'spans', day: (partition: string) => partition },
   { table: 'trace_fragments', day: (partition: string) => partition },
+  { table: 'span_facts', day: receiptDay },
 ] as const;
 
-/** Drops every expired partition of `spans` and `trace_fragments`; returns the UTC days dropped. */
+/**
+ * Drops every expired partition of `spans`, `trace_fragments` and `span_facts`; returns the UTC
+ * days dropped (`YYYYMMDD`), oldest first.
+ */
 export async function dropExpiredSpanPartitions(clickhouse: ClickHouseClient, now: Date): Promise<string[]> {
   const days = new Set<string>();
   for (const { table, day } of receiptPartitioned) {
@@ -58,7 +64,7 @@ export async function dropExpiredSpanPartitions(clickhouse: ClickHouseClient, no
     const partitions = (await result.json<{ partition: string }>()).map((row) => row.partition);
     for (const partition of partitions) {
       if (!isPartitionExpired(day(partition), now)) continue;
-      // The partition keys are numbers (YYYYMMDD), so their values are written as such.
+      // The partition keys are numbers (YYYYMMDD, YYYYMMDDHH), so their values are written as such.
       await clickhouse.command({
         query: sql`ALTER TABLE ${identifier(table)} DROP PARTITION ${Number(partition)}`.text,
       });

@@ -5,7 +5,8 @@ import { logger } from '../platform/logger.ts';
 import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
 
 // Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql), and through its
-// materialized view, in the same INSERT, the trace list's `trace_fragments` (0003).
+// materialized views, in the same INSERT, the trace list's `trace_fragments` (0003) and the
+// analytics' `span_facts` (0004).
 //
 // A batch is applied in the topic's order as alternating steps: the spans received up to the next
 // deletion in one insert, then the deletions in one `ALTER TABLE … DELETE`, and so on; a batch
@@ -15,10 +16,10 @@ import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
 // a replay rebuilds the same rows. (The ingest refuses spans of a trace deleted in the last 24 h,
 // so such later spans only come from a trace sent again after that.)
 //
-// A deletion is one mutation per table, `spans` and the table its view writes.
+// A deletion is one mutation per table, `spans` and the two tables its views write.
 //
-// Redelivery: an insert adds copies that every read counts once (spans collapse on the span's
-// identity, a trace's fragments are read with aggregates a copy cannot change); a
+// Redelivery: an insert adds copies that every read counts once (spans and span_facts collapse on
+// the span's identity, a trace's fragments are read with aggregates a copy cannot change); a
 // deletion deletes again whatever the earlier delivery had inserted before it, which leaves the
 // same rows.
 
@@ -91,8 +92,8 @@ export function spanRow({ event, offset }: ReceivedAt, span: PublishedSpan, inde
   };
 }
 
-/** `spans` and the table its materialized view writes, which a deletion mutates alike. */
-const spanTables = ['spans', 'trace_fragments'] as const;
+/** `spans` and the tables its materialized views write, which a deletion mutates alike. */
+const spanTables = ['spans', 'trace_fragments', 'span_facts'] as const;
 
 const mutationPollMs = 100;
 // Well inside the group session timeout (30 s): the runtime does not heartbeat during a project().
