@@ -128,10 +128,10 @@ function withFragment(orgId: string, lower: bigint, condition: SqlFragment): Sql
 }
 
 /**
- * Each filter as fragment conditions, which narrow the traces grouped, and exact conditions on the
- * grouped traces. For model, kind and name (any span of the trace) a fragment that matches is the
- * filter itself; for a trace value it is necessary only (the trace's value is one of its
- * fragments' candidates), and the exact test follows.
+ * Each filter as exact conditions on the grouped traces, and fragment conditions that narrow the
+ * traces grouped. A trace value is one of its fragments' candidates, so a fragment with the given
+ * value narrows to few traces; without one, a fragment matching model, kind or name does (any span
+ * of the trace: there the fragment condition is the filter itself).
  */
 function traceConditions(orgId: string, filter: TraceFilter, lower: bigint) {
   const fragment: SqlFragment[] = [];
@@ -147,18 +147,18 @@ function traceConditions(orgId: string, filter: TraceFilter, lower: bigint) {
     );
     exact.push(sql`${traceValue(traceValues[name])} = ${given}`);
   }
-  if (filter.model !== undefined)
-    fragment.push(withFragment(orgId, lower, sql`has(span_models, ${filter.model})`));
-  if (filter.kind !== undefined)
-    fragment.push(withFragment(orgId, lower, sql`has(span_kinds, ${filter.kind})`));
-  if (filter.name !== undefined)
-    fragment.push(
-      withFragment(
-        orgId,
-        lower,
-        sql`arrayExists(n -> positionCaseInsensitiveUTF8(n, ${filter.name}) > 0, span_names)`,
-      ),
-    );
+  const anySpan = [
+    filter.model !== undefined && sql`has(span_models, ${filter.model})`,
+    filter.kind !== undefined && sql`has(span_kinds, ${filter.kind})`,
+    filter.name !== undefined &&
+      sql`arrayExists(n -> positionCaseInsensitiveUTF8(n, ${filter.name}) > 0, span_names)`,
+  ].filter((condition): condition is SqlFragment => condition !== false);
+  const valueFiltered = fragment.length > 0;
+  for (const [index, condition] of anySpan.entries()) {
+    // Without a trace value to narrow by, the first of these narrows (the cheapest to scan first).
+    if (!valueFiltered && index === 0) fragment.push(withFragment(orgId, lower, condition));
+    exact.push(sql`max(${condition}) = 1`);
+  }
   if (filter.from) exact.push(sql`${traceStart} >= ${toNanos(filter.from)}`);
   if (filter.to) exact.push(sql`${traceStart} < ${toNanos(filter.to)}`);
   if (filter.cursor)
