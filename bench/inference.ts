@@ -17,21 +17,25 @@ import { projectUsageUntilCaughtUp } from './catch-up.ts';
 // the service adds over the model's own (response time − latency_ms), p50 and p99. It starts
 // what it needs itself: a stand-in model that answers at once (bench/stand-in-model.ts, its own
 // process, so the model's work does not delay the load generator), an org with a key and credit on
-// the running stack's org stream, and the API as a child process (api/main.ts). Usage events
-// go to Kafka as in production, acknowledged before each answer.
+// the running stack's org stream, and the platform as `npm start` runs it: the API, the consumers
+// and the jobs, each its own process, sharing the cores as they do in production (--api-only runs
+// the API alone, as this bench did before). Usage events go to Kafka as in production,
+// acknowledged before each answer, and the consumers project them meanwhile.
 // It measures `--runs` times after a warm-up and prints each run and the p99s side by side: on
 // these shared cores one run's p99 moves by several milliseconds from one run to the next. The
 // overhead is measured twice: at the client (includes the load generator's own delays) and in
 // the service (the API's Server-Timing header: from the request reaching Fastify to the answer).
-//   npx tsx bench/inference.ts [--rate 500] [--duration 20] [--runs 3]
+//   npx tsx bench/inference.ts [--rate 500] [--duration 20] [--runs 3] [--api-only]
 
 const { values } = parseArgs({
   options: {
     rate: { type: 'string', default: '500' },
     duration: { type: 'string', default: '20' },
     runs: { type: 'string', default: '3' },
+    'api-only': { type: 'boolean', default: false },
   },
 });
+const apiOnly = values['api-only'];
 const rate = Number(values.rate);
 const durationS = Number(values.duration);
 const runs = Number(values.runs);
@@ -76,26 +80,32 @@ const setup: OrgEvent[] = [
 ];
 await publishOrgEvents(producer, setup);
 
-const api: ChildProcess = spawn(
-  process.execPath,
-  [
-    ...platformNodeOptions,
-    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    '--import',
-    'tsx',
-    'api/main.ts',
-  ],
-  {
+const freePort = async () => Number(new URL(await refusedBaseUrl()).port);
+const platformPorts = {
+  ORRERY_API_PORT: String(port),
+  ORRERY_CONSUMERS_PORT: String(await freePort()),
+  ORRERY_JOBS_PORT: String(await freePort()),
+};
+/** A platform process as infra/platform.ts starts it, on this bench's ports. */
+const startProcess = (entry: string, service: string, nodeArgs: string[] = []): ChildProcess =>
+  spawn(process.execPath, [...platformNodeOptions, ...nodeArgs, '--import', 'tsx', entry], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
-      ORRERY_API_PORT: String(port),
+      ...platformPorts,
       ORRERY_MODELS: JSON.stringify(models),
       ORRERY_LOG_LEVEL: 'warn',
-      ORRERY_SERVICE: 'bench-api',
+      ORRERY_SERVICE: service,
     },
-  },
+  });
+const api = startProcess(
+  'api/main.ts',
+  'bench-api',
+  (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 );
+const others = apiOnly
+  ? []
+  : [startProcess('consumers/main.ts', 'bench-consumers'), startProcess('jobs/main.ts', 'bench-jobs')];
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 const body = JSON.stringify({
@@ -251,6 +261,11 @@ try {
       .map((load) => load.toFixed(2))
       .join(' ')} (others' work shares these cores)\n`,
   );
+  process.stdout.write(
+    apiOnly
+      ? 'platform: the API alone (--api-only)\n'
+      : 'platform: the API, the consumers and the jobs, as `npm start` runs them\n',
+  );
   const figures: RunFigures[] = [];
   for (let index = 1; index <= runs; index += 1) figures.push(await measuredRun(index));
   const median = (values: number[]) => sorted(values)[Math.floor(values.length / 2)] ?? Number.NaN;
@@ -260,13 +275,13 @@ try {
   process.stdout.write(
     `overhead p99 over ${runs} runs: at the client ${list(clientP99s)} ms (median ${ms(median(clientP99s))}); in the service ${list(serviceP99s)} ms (median ${ms(median(serviceP99s))})\n`,
   );
-  api.kill('SIGTERM');
+  for (const child of [api, ...others]) child.kill('SIGTERM');
   process.stdout.write(
     'projecting the usage events published, so no backlog is left for the next run of the consumers…\n',
   );
   await projectUsageUntilCaughtUp(producer);
 } finally {
-  api.kill('SIGTERM');
+  for (const child of [api, ...others]) child.kill('SIGTERM');
   agent.destroy();
   model.kill('SIGTERM');
   await producer.disconnect();

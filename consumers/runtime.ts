@@ -1,4 +1,5 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { config } from '../platform/config.ts';
 import {
   type Consumer,
   createKafka,
@@ -19,6 +20,7 @@ import { decodeValue } from '../platform/registry.ts';
 import { deadLetterTopic, type StreamName, topics } from '../platform/topics.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import { isTransientStoreError } from './errors.ts';
+import { BatchGatherer, type GatherLimits } from './gather.ts';
 
 export interface Delivered<E> {
   topic: string;
@@ -42,6 +44,12 @@ export interface Projection<E> {
   project(batch: Delivered<E>[], groupId: string): Promise<void>;
   /** How long a fetch waits to fill a batch: about a second for analytics, less for state. */
   readonly maxWaitMs?: number;
+  /**
+   * For stores that want few, large writes (ClickHouse): the partitions' batches are consumed
+   * concurrently and gathered into one `project` call (consumers/gather.ts), each partition's
+   * offsets committed once that write is done.
+   */
+  readonly gather?: GatherLimits;
 }
 
 export interface ConsumerHooks {
@@ -101,13 +109,13 @@ export async function runConsumer<E>(
    * another member, which is safe: nothing of the batch was committed, and projections are
    * idempotent.
    */
-  async function projectDurably(batch: Delivered<E>[], payload: EachBatchPayload): Promise<void> {
+  async function projectDurably(batch: Delivered<E>[], isRunning: () => boolean): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         await projection.project(batch, groupId);
         return;
       } catch (error) {
-        if (!isTransientStoreError(error) || !payload.isRunning()) throw error;
+        if (!isTransientStoreError(error) || !isRunning()) throw error;
         const delay = Math.min(maxBackoffMs, 200 * 2 ** attempt);
         log.warn({ err: error, attempt, delay }, 'store unavailable; retrying the batch');
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -115,10 +123,17 @@ export async function runConsumer<E>(
     }
   }
 
+  // The gathered write is retried like any batch while the store is away; any other failure
+  // sends each partition back to apply its own batch alone, isolating what cannot be applied.
+  const gatherer =
+    projection.gather &&
+    new BatchGatherer<Delivered<E>>(projection.gather, (items) => projectDurably(items, () => running));
+  let running = true;
+
   /** A batch that cannot be applied is split, so only the messages that fail are dead-lettered. */
   async function projectOrIsolate(batch: Delivered<E>[], payload: EachBatchPayload, dead: DeadLetter[]) {
     try {
-      await projectDurably(batch, payload);
+      await projectDurably(batch, () => payload.isRunning());
     } catch (error) {
       if (isTransientStoreError(error)) throw error;
       if (batch.length === 1) {
@@ -133,11 +148,26 @@ export async function runConsumer<E>(
     }
   }
 
-  async function eachBatch(payload: EachBatchPayload): Promise<void> {
+  async function projectGatheredOrAlone(
+    delivered: Delivered<E>[],
+    payload: EachBatchPayload,
+    dead: DeadLetter[],
+  ): Promise<void> {
+    if (gatherer) {
+      try {
+        await gatherer.add(delivered);
+        return;
+      } catch (error) {
+        if (isTransientStoreError(error)) throw error;
+        log.warn({ err: error }, "a gathered write failed; applying this partition's batch alone");
+      }
+    }
+    await projectOrIsolate(delivered, payload, dead);
+  }
+
+  /** The batch's messages decoded; what cannot be decoded goes to `dead`. */
+  async function decodeBatch(payload: EachBatchPayload, dead: DeadLetter[]): Promise<Delivered<E>[]> {
     const { batch } = payload;
-    if (batch.messages.length === 0) return;
-    const started = performance.now();
-    const dead: DeadLetter[] = [];
     const delivered: Delivered<E>[] = [];
     for (const message of batch.messages) {
       const decoded = await decode(message);
@@ -151,7 +181,22 @@ export async function runConsumer<E>(
           event: decoded.event,
         });
     }
-    if (delivered.length > 0) await projectOrIsolate(delivered, payload, dead);
+    return delivered;
+  }
+
+  async function eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    if (batch.messages.length === 0) return;
+    const started = performance.now();
+    const dead: DeadLetter[] = [];
+    gatherer?.expect();
+    let delivered: Delivered<E>[] = [];
+    try {
+      delivered = await decodeBatch(payload, dead);
+    } finally {
+      if (delivered.length === 0) gatherer?.withdraw();
+    }
+    if (delivered.length > 0) await projectGatheredOrAlone(delivered, payload, dead);
     if (dead.length > 0) await sendToDeadLetters(batch.topic, batch.partition, dead, payload);
     await deps.hooks?.afterProjectBeforeCommit?.({
       topic: batch.topic,
@@ -219,12 +264,16 @@ export async function runConsumer<E>(
 
   await consumer.run({
     eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: 1,
+    // Gathering needs the partitions' batches in hand at once; otherwise one at a time.
+    partitionsConsumedConcurrently: gatherer ? config().kafka.partitions : 1,
     eachBatch,
   });
   log.info('consumer running');
   return {
     groupId,
-    stop: () => consumer.disconnect(),
+    stop: () => {
+      running = false;
+      return consumer.disconnect();
+    },
   };
 }

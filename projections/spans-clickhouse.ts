@@ -1,6 +1,7 @@
 import type { Projection } from '../consumers/runtime.ts';
 import type { PublishedSpan, SpanEvent } from '../domain/tracing/events.ts';
 import { type ClickHouseClient, identifier, joinSql, sql } from '../platform/clickhouse.ts';
+import { type FieldValue, insertRows } from '../platform/clickhouse-insert.ts';
 import { logger } from '../platform/logger.ts';
 import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
 
@@ -52,8 +53,12 @@ export function spanWriteSteps(batch: readonly { event: SpanEvent; offset: strin
   return steps;
 }
 
-/** One `spans` row, as JSONEachRow; 64-bit numbers as decimal text, which ClickHouse parses exactly. */
-export function spanRow({ event, offset }: ReceivedAt, span: PublishedSpan, index: number) {
+/** One `spans` row; 64-bit numbers as decimal text, which ClickHouse parses exactly. */
+export function spanRow(
+  { event, offset }: ReceivedAt,
+  span: PublishedSpan,
+  index: number,
+): Record<string, FieldValue> {
   return {
     org_id: event.orgId,
     trace_id: event.traceId,
@@ -104,8 +109,7 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
     const values = events.flatMap((received) =>
       received.event.spans.map((span, index) => spanRow(received, span, index)),
     );
-    if (values.length === 0) return;
-    await clickhouse.insert({ table: 'spans', format: 'JSONEachRow', values });
+    await insertRows(clickhouse, 'spans', values);
   }
 
   async function remove(traces: { orgId: string; traceId: string }[]): Promise<void> {
@@ -148,6 +152,8 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
     stream: 'spans',
     // Analytics, not state: let a fetch wait up to about a second to gather a large batch.
     maxWaitMs: 1000,
+    // Few large inserts: a quarter of a second lets every partition's batch join one insert.
+    gather: { maxMessages: 20_000, maxWaitMs: 250 },
     fromWire: spanEventFromWire,
     async project(batch) {
       for (const step of spanWriteSteps(batch)) {

@@ -116,39 +116,38 @@ interface RedactedSpan {
 
 /** Every text a span carries: its name, status message, and the attributes of span, events and links. */
 export function redactSpan(span: OtlpSpan): RedactedSpan {
-  // Plain loops, no closures: this runs for every span received, and most hold nothing to remove.
+  // No closures and no copies: this runs for every span received, and most hold nothing to remove.
   const name = redactText(span.name);
   const statusMessage = redactText(span.status.message);
   const attributes = redactKeyValues(span.attributes);
-  let count = name.count + statusMessage.count + attributes.count;
-  let events = span.events;
-  if (events.length > 0) {
-    events = [];
-    for (const event of span.events) {
-      const redacted = redactKeyValues(event.attributes);
-      count += redacted.count;
-      events.push(redacted.count === 0 ? event : { ...event, attributes: redacted.value });
-    }
-  }
-  let links = span.links;
-  if (links.length > 0) {
-    links = [];
-    for (const link of span.links) {
-      const redacted = redactKeyValues(link.attributes);
-      count += redacted.count;
-      links.push(redacted.count === 0 ? link : { ...link, attributes: redacted.value });
-    }
-  }
+  const events = redactEach(span.events);
+  const links = redactEach(span.links);
+  const count = name.count + statusMessage.count + attributes.count + events.count + links.count;
   if (count === 0) return { span, count };
   const clean: OtlpSpan = {
     ...span,
     name: name.text,
     status: { ...span.status, message: statusMessage.text },
     attributes: attributes.value,
-    events,
-    links,
+    events: events.items,
+    links: links.items,
   };
   return { span: clean, count };
+}
+
+/** Events or links with their attributes redacted; each unchanged one is kept as it came. */
+function redactEach<T extends { attributes: KeyValue[] }>(
+  items: readonly T[],
+): { items: T[]; count: number } {
+  if (items.length === 0) return { items: items as T[], count: 0 };
+  let count = 0;
+  const redactedItems: T[] = [];
+  for (const item of items) {
+    const redacted = redactKeyValues(item.attributes);
+    count += redacted.count;
+    redactedItems.push(redacted.count === 0 ? item : { ...item, attributes: redacted.value });
+  }
+  return { items: redactedItems, count };
 }
 
 function fitInputOutput(value: JsonValue | null): { text: string | null; truncated: boolean } {

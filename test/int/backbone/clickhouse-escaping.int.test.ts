@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClickHouseClient, createClickHouse, sql } from '../../../platform/clickhouse.ts';
+import { insertRows } from '../../../platform/clickhouse-insert.ts';
 import { type ModernClickHouse, startModernClickHouse } from '../../harness/modern-clickhouse.ts';
 
 // The one escaping helper, against the local 18.16 and a current ClickHouse (chDB, 26.x): every
@@ -88,5 +89,32 @@ describe.each(engineNames)('on %s', (engine) => {
       { texts: ["a'b", 'c\\d'], answer: 42, big: '12345678901234567890' },
     ]);
     expect(() => sql`SELECT ${Number.NaN}`).toThrow(/finite/);
+  });
+
+  it('round-trips adversarial strings, NULL and 64-bit numbers through TabSeparated inserts', async () => {
+    const clickhouse = engines[engine];
+    const table = `insert_escaping_${Date.now()}`;
+    await clickhouse.command({
+      query: `CREATE TABLE ${table} (n UInt32, text Nullable(String), big UInt64) ENGINE = Memory`,
+    });
+    try {
+      const next = generator(20261124);
+      const samples: (string | null)[] = Array.from({ length: 300 }, () => randomString(next));
+      samples.push('', null, '\\N', '\\', '\t', 'x'.repeat(10_000));
+      await insertRows(
+        clickhouse,
+        table,
+        samples.map((text, n) => ({ n, text, big: '18446744073709551615' })),
+      );
+      const result = await clickhouse.query({
+        query: `SELECT n, text, big FROM ${table} ORDER BY n`,
+        format: 'JSONEachRow',
+      });
+      const rows = await result.json<{ n: number; text: string | null; big: string }>();
+      expect(rows.map((row) => row.text)).toEqual(samples);
+      expect(rows.every((row) => row.big === '18446744073709551615')).toBe(true);
+    } finally {
+      await clickhouse.command({ query: `DROP TABLE ${table}` });
+    }
   });
 });

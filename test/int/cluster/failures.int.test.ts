@@ -306,7 +306,10 @@ describe('a broker killed under load', () => {
     const answered = await underLoad({
       workers: 8,
       one: async (deadline) => {
-        const answer = await untilAnswered(() => sendTitle(randomUUID()), deadline);
+        // One key for the request and all its retries, as Stripe-style clients do: an attempt
+        // whose outcome was unknown (published, but answered 503) is then billed once with them.
+        const idempotencyKey = randomUUID();
+        const answer = await untilAnswered(() => sendTitle(idempotencyKey), deadline);
         return answer.requestId!;
       },
       before: 100,
