@@ -10,10 +10,12 @@ import { onShutdown } from '../platform/shutdown.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { postCharges } from './post-charges.ts';
 import { runRetention } from './retention.ts';
+import { compactSpanFacts } from './span-facts-compaction.ts';
 
-// The jobs process: the platform's periodic work on timers (charge posting, retention), one run of
-// each at a time, plus /healthz, /readyz and /metrics. `npm start` runs it beside the API and the
-// consumers; each job also runs by hand (`npx tsx jobs/<job>.ts`).
+// The jobs process: the platform's periodic work on timers (charge posting, retention, settling the
+// analytics' span facts), one run of each at a time, plus /healthz, /readyz and /metrics. `npm
+// start` runs it beside the API and the consumers; each job also runs by hand (`npx tsx
+// jobs/<job>.ts`).
 const pool = createPgPool(3);
 const clickhouse = createClickHouse();
 const producer = await createEventProducer('orrery-jobs');
@@ -29,6 +31,11 @@ const jobs = [
     name: 'retention',
     everyMs: intervals.retentionEverySeconds * 1000,
     run: () => runRetention({ clickhouse, pool }),
+  },
+  {
+    name: 'span-facts-compaction',
+    everyMs: intervals.spanFactsCompactionEverySeconds * 1000,
+    run: () => compactSpanFacts(clickhouse),
   },
 ];
 

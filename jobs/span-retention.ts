@@ -1,10 +1,13 @@
 import { limits } from '../domain/tracing/truncation.ts';
-import { type ClickHouseClient, sql } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, identifier, sql } from '../platform/clickhouse.ts';
+import { receiptDay } from '../projections/span-facts-layout.ts';
 
 // Retention of stored spans (001, Limits: "30 days from the moment the first span of the trace was
 // received; spans arriving later are deleted with the trace"). `spans` is partitioned by the UTC
 // day its trace was first received, so a trace's spans share one partition and go together, and
-// retention drops whole partitions: cheap, and no mutation.
+// retention drops whole partitions: cheap, and no mutation. The tables the spans' materialized views
+// write are partitioned by the same receipt, `trace_fragments` by day and `span_facts` by hour (a
+// day's 24 hours go with it), so the same traces leave every table at once.
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -39,18 +42,34 @@ export function isPartitionExpired(partition: string, now: Date): boolean {
   return day.getTime() + dayMs <= retentionCutoff(now).getTime();
 }
 
-/** Drops every expired partition of `spans`; returns their ids, oldest first. */
+/** The tables partitioned by receipt, and how each names a partition's UTC day (`YYYYMMDD`). */
+const receiptPartitioned = [
+  { table: 'spans', day: (partition: string) => partition },
+  { table: 'trace_fragments', day: (partition: string) => partition },
+  { table: 'span_facts', day: receiptDay },
+] as const;
+
+/**
+ * Drops every expired partition of `spans`, `trace_fragments` and `span_facts`; returns the UTC
+ * days dropped (`YYYYMMDD`), oldest first.
+ */
 export async function dropExpiredSpanPartitions(clickhouse: ClickHouseClient, now: Date): Promise<string[]> {
-  const result = await clickhouse.query({
-    query:
-      "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active ORDER BY partition",
-    format: 'JSONEachRow',
-  });
-  const partitions = (await result.json<{ partition: string }>()).map((row) => row.partition);
-  const expired = partitions.filter((partition) => isPartitionExpired(partition, now));
-  for (const partition of expired) {
-    // The partition key is a UInt32 (toYYYYMMDD), so its value is written as a number.
-    await clickhouse.command({ query: sql`ALTER TABLE spans DROP PARTITION ${Number(partition)}`.text });
+  const days = new Set<string>();
+  for (const { table, day } of receiptPartitioned) {
+    const result = await clickhouse.query({
+      query: sql`SELECT DISTINCT partition FROM system.parts
+        WHERE database = currentDatabase() AND table = ${table} AND active ORDER BY partition`.text,
+      format: 'JSONEachRow',
+    });
+    const partitions = (await result.json<{ partition: string }>()).map((row) => row.partition);
+    for (const partition of partitions) {
+      if (!isPartitionExpired(day(partition), now)) continue;
+      // The partition keys are numbers (YYYYMMDD, YYYYMMDDHH), so their values are written as such.
+      await clickhouse.command({
+        query: sql`ALTER TABLE ${identifier(table)} DROP PARTITION ${Number(partition)}`.text,
+      });
+      days.add(day(partition));
+    }
   }
-  return expired;
+  return [...days].sort();
 }

@@ -18,6 +18,7 @@ const environmentSchema = z
     ORRERY_JOBS_PORT: portNumber.default(8091),
     ORRERY_POST_CHARGES_EVERY_SECONDS: z.coerce.number().int().min(1).default(300),
     ORRERY_RETENTION_EVERY_SECONDS: z.coerce.number().int().min(1).default(3600),
+    ORRERY_SPAN_FACTS_COMPACTION_EVERY_SECONDS: z.coerce.number().int().min(1).default(60),
     ORRERY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // Command-line tools log to stderr, so their stdout is only what they print (JSON with --json).
     ORRERY_LOG_DESTINATION: z.enum(['stdout', 'stderr']).default('stdout'),
@@ -110,6 +111,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
       port: env.ORRERY_JOBS_PORT,
       postChargesEverySeconds: env.ORRERY_POST_CHARGES_EVERY_SECONDS,
       retentionEverySeconds: env.ORRERY_RETENTION_EVERY_SECONDS,
+      spanFactsCompactionEverySeconds: env.ORRERY_SPAN_FACTS_COMPACTION_EVERY_SECONDS,
     },
     logLevel: env.ORRERY_LOG_LEVEL,
     logDestination: env.ORRERY_LOG_DESTINATION,

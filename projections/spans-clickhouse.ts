@@ -1,11 +1,13 @@
 import type { Projection } from '../consumers/runtime.ts';
 import type { PublishedSpan, SpanEvent } from '../domain/tracing/events.ts';
-import { type ClickHouseClient, joinSql, sql } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, identifier, joinSql, sql } from '../platform/clickhouse.ts';
 import { type FieldValue, insertRows } from '../platform/clickhouse-insert.ts';
 import { logger } from '../platform/logger.ts';
 import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
 
-// Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql).
+// Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql), and through its
+// materialized views, in the same INSERT, the trace list's `trace_fragments` (0003) and the
+// analytics' `span_facts` (0004).
 //
 // A batch is applied in the topic's order as alternating steps: the spans received up to the next
 // deletion in one insert, then the deletions in one `ALTER TABLE … DELETE`, and so on; a batch
@@ -15,8 +17,12 @@ import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
 // a replay rebuilds the same rows. (The ingest refuses spans of a trace deleted in the last 24 h,
 // so such later spans only come from a trace sent again after that.)
 //
-// Redelivery: an insert collapses on (org_id, trace_id, span_id) under FINAL; a deletion deletes
-// again whatever the earlier delivery had inserted before it, which leaves the same rows.
+// A deletion is one mutation per table, `spans` and the two tables its views write.
+//
+// Redelivery: an insert adds copies that every read counts once (spans and span_facts collapse on
+// the span's identity, a trace's fragments are read with aggregates a copy cannot change); a
+// deletion deletes again whatever the earlier delivery had inserted before it, which leaves the
+// same rows.
 
 type SpansReceived = Extract<SpanEvent, { type: 'SpansReceived' }>;
 
@@ -91,6 +97,9 @@ export function spanRow(
   };
 }
 
+/** `spans` and the tables its materialized views write, which a deletion mutates alike. */
+const spanTables = ['spans', 'trace_fragments', 'span_facts'] as const;
+
 const mutationPollMs = 100;
 // Well inside the group session timeout (30 s): the runtime does not heartbeat during a project().
 const mutationWaitMs = 10_000;
@@ -108,9 +117,10 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
       traces.map((trace) => sql`(${trace.orgId}, ${trace.traceId})`),
       ', ',
     );
-    await clickhouse.command({
-      query: sql`ALTER TABLE spans DELETE WHERE (org_id, trace_id) IN (${keys})`.text,
-    });
+    for (const table of spanTables)
+      await clickhouse.command({
+        query: sql`ALTER TABLE ${identifier(table)} DELETE WHERE (org_id, trace_id) IN (${keys})`.text,
+      });
     await untilMutationsDone();
   }
 
@@ -123,15 +133,18 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
     const deadline = Date.now() + mutationWaitMs;
     while (Date.now() < deadline) {
       const result = await clickhouse.query({
-        query:
-          "SELECT count() AS pending FROM system.mutations WHERE database = currentDatabase() AND table = 'spans' AND is_done = 0",
+        query: sql`SELECT count() AS pending FROM system.mutations
+          WHERE database = currentDatabase() AND table IN (${joinSql(
+            spanTables.map((table) => sql`${table}`),
+            ', ',
+          )}) AND is_done = 0`.text,
         format: 'JSONEachRow',
       });
       const [row] = await result.json<{ pending: string }>();
       if (Number(row?.pending ?? 0) === 0) return;
       await new Promise((resolve) => setTimeout(resolve, mutationPollMs));
     }
-    logger.warn({ table: 'spans' }, 'trace deletion still running in ClickHouse; committing anyway');
+    logger.warn({ tables: spanTables }, 'trace deletion still running in ClickHouse; committing anyway');
   }
 
   return {

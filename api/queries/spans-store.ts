@@ -1,9 +1,14 @@
 import type { SpanKind, StoredSpan } from '../../domain/tracing/span.ts';
 import { type ClickHouseClient, sql } from '../../platform/clickhouse.ts';
-import { sentOrder } from './traces-store.ts';
 
-// One trace's spans and one span, from the spans read model, within one org. FINAL: a redelivered
-// span would otherwise be shown, and summarized, twice.
+// One trace's spans and one span, from the spans read model, within one org. A redelivered span is
+// stored twice until a merge collapses it; the reads keep the copy sent first (the least offset and
+// place in its event), which is the span's place in the order sent wherever the trace list ranks it
+// (traces-store.ts), instead of FINAL, which would merge every part of the org's range to find a
+// trace's few rows. PREWHERE reads the other columns only for the trace's rows.
+
+/** The order the spans were sent in: the event's offset, then the span's place in it. */
+const sentOrder = sql`received_offset, received_index`;
 
 const headColumns = sql`span_id, parent_span_id, name, kind, otel_kind, start_time_unix_nano,
   end_time_unix_nano, status_code, status_message, model, input_tokens, output_tokens, session_id,
@@ -77,8 +82,11 @@ export async function traceSpans(
   traceId: string,
 ): Promise<StoredSpan[]> {
   const query = sql`
-    SELECT ${headColumns} FROM spans FINAL
-    WHERE org_id = ${orgId} AND trace_id = ${traceId}
+    SELECT ${headColumns} FROM (
+      SELECT ${headColumns}, ${sentOrder} FROM spans
+      PREWHERE org_id = ${orgId} AND trace_id = ${traceId}
+      ORDER BY span_id, ${sentOrder}
+      LIMIT 1 BY span_id)
     ORDER BY start_time_unix_nano, ${sentOrder}`;
   const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
   return (await result.json<HeadRow>()).map((row) => spanFromHead(traceId, row));
@@ -109,8 +117,9 @@ export async function findSpan(
   const query = sql`
     SELECT ${headColumns}, input, output, attributes, events, links, resource_attributes,
       toUnixTimestamp(trace_first_received_at) AS received_at
-    FROM spans FINAL
-    WHERE org_id = ${orgId} AND trace_id = ${traceId} AND span_id = ${spanId}
+    FROM spans
+    PREWHERE org_id = ${orgId} AND trace_id = ${traceId} AND span_id = ${spanId}
+    ORDER BY ${sentOrder}
     LIMIT 1`;
   const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
   const [row] = await result.json<FullRow>();

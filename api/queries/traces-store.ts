@@ -1,47 +1,70 @@
 import type { TraceCursor } from '../../domain/tracing/queries-cursor.ts';
 import type { SpanKind } from '../../domain/tracing/span.ts';
 import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
-import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
+import {
+  type ClickHouseClient,
+  identifier,
+  joinSql,
+  type SqlFragment,
+  sql,
+} from '../../platform/clickhouse.ts';
 
-// Reads of the spans read model (infra/migrations/clickhouse/0002_spans.sql), always within one
-// org. FINAL collapses a redelivered span before anything is counted or shown.
+// The trace list, read from `trace_fragments` (infra/migrations/clickhouse/0003_trace_fragments.sql),
+// always within one org: a trace is the union of its fragments, one row per insert that brought
+// spans of it. Every value below is an aggregate over fragments that a repeated fragment cannot
+// change (min, max, the least candidate by precedence, unions, counts of distinct span ids), so a
+// redelivered batch changes no answer and no FINAL is needed.
+//
+// A page is read from a window of the newest fragments rather than from every trace of the org.
+// Fragments are ordered by their earliest start, and no fragment of a trace starts before the
+// trace, so the fragments starting at or after a bound hold all of every trace that starts at or
+// after it: those traces' values are exact there. A trace with fragments on both sides of the
+// bound started before it, and is left out. So the window's traces, newest first, are the page
+// once there are enough of them; else the window widens, at last to the whole org.
 
 const nanosPerMs = 1_000_000n;
-/** The order the spans were sent in: the event's offset, then the span's place in it. */
-export const sentOrder = sql`received_offset, received_index`;
 const toNanos = (time: Date) => BigInt(time.getTime()) * nanosPerMs;
 
-/** Roots first, then start time, then the order sent in: summarizeTrace's stable sort as a key. */
-const precedence = sql`tuple(parent_span_id != '', start_time_unix_nano, ${sentOrder})`;
-const traceStart = sql`min(start_time_unix_nano)`;
-const models = sql`arraySort(groupUniqArray(model))`;
-/** argMin skips NULLs: the first span in precedence order that has the value. */
-const traceValues = {
-  sessionId: sql`argMin(session_id, ${precedence})`,
-  userId: sql`argMin(user_id, ${precedence})`,
-  service: sql`argMin(service_name, ${precedence})`,
-  environment: sql`argMin(environment, ${precedence})`,
-};
+const traceStart = sql`min(min_start_time_unix_nano)`;
 
 /**
- * The trace-level values of 001 ("Trace-level values") as SQL aggregates over a trace's spans,
- * matching `summarizeTrace`: session, user, service and environment from the root span, else from
- * the earliest span that has one; tokens over `generation` spans only; the earliest root's name.
+ * Each fragment's candidate for a trace value is written behind its precedence, 41 characters of
+ * fixed-width hex (not root, start, offset, place in the event: summarizeTrace's order), so the
+ * trace's value is the least candidate over its fragments, without the precedence. Null when no
+ * span of the trace has the value.
  */
+const precedenceLength = 41;
+const withoutPrecedence = (candidate: SqlFragment) => sql`substring(${candidate}, ${precedenceLength + 1})`;
+
+/** The fragment column of each trace value's candidates. */
+const traceValues = {
+  sessionId: identifier('trace_session_id'),
+  userId: identifier('trace_user_id'),
+  service: identifier('trace_service'),
+  environment: identifier('trace_environment'),
+};
+type TraceValue = keyof typeof traceValues;
+const traceValue = (column: SqlFragment) => withoutPrecedence(sql`min(${column})`);
+
+/** Tokens over the trace's distinct `generation` spans: a copy of a span adds nothing. */
+const generationTokens = (index: 2 | 3) => sql`arraySum(g -> tupleElement(g, ${index}), groupUniqArrayArray(
+  arrayMap((id, input, output) -> tuple(id, input, output),
+    generation_span_ids, generation_input_tokens, generation_output_tokens)))`;
+
+/** The trace-level values of 001 ("Trace-level values"), as summarizeTrace computes them. */
 const traceAggregates = sql`
   ${traceStart} AS trace_start,
-  max(end_time_unix_nano) AS trace_end,
-  count() AS span_count,
-  countIf(status_code = 2) AS error_count,
-  ifNull(sumIf(input_tokens, kind = 'generation'), 0) AS trace_input_tokens,
-  ifNull(sumIf(output_tokens, kind = 'generation'), 0) AS trace_output_tokens,
-  if(countIf(parent_span_id = '') > 0,
-     argMinIf(name, tuple(start_time_unix_nano, ${sentOrder}), parent_span_id = ''), NULL) AS root_span_name,
-  ${traceValues.sessionId} AS trace_session_id,
-  ${traceValues.userId} AS trace_user_id,
-  ${traceValues.service} AS trace_service,
-  ${traceValues.environment} AS trace_environment,
-  ${models} AS models`;
+  max(max_end_time_unix_nano) AS trace_end,
+  length(groupUniqArrayArray(span_ids)) AS span_count,
+  length(groupUniqArrayArray(error_span_ids)) AS error_count,
+  ${generationTokens(2)} AS trace_input_tokens,
+  ${generationTokens(3)} AS trace_output_tokens,
+  ${traceValue(sql`root_span`)} AS root_value,
+  ${traceValue(traceValues.sessionId)} AS session_value,
+  ${traceValue(traceValues.userId)} AS user_value,
+  ${traceValue(traceValues.service)} AS service_value,
+  ${traceValue(traceValues.environment)} AS environment_value,
+  arraySort(groupUniqArrayArray(span_models)) AS models`;
 
 interface TraceRow {
   trace_id: string;
@@ -51,11 +74,11 @@ interface TraceRow {
   error_count: string;
   trace_input_tokens: string;
   trace_output_tokens: string;
-  root_span_name: string | null;
-  trace_session_id: string | null;
-  trace_user_id: string | null;
-  trace_service: string | null;
-  trace_environment: string | null;
+  root_value: string | null;
+  session_value: string | null;
+  user_value: string | null;
+  service_value: string | null;
+  environment_value: string | null;
   models: string[];
 }
 
@@ -68,16 +91,16 @@ function listedTrace(row: TraceRow): ListedTrace {
   return {
     summary: {
       traceId: row.trace_id,
-      sessionId: row.trace_session_id,
-      userId: row.trace_user_id,
-      serviceName: row.trace_service,
-      environment: row.trace_environment,
+      sessionId: row.session_value,
+      userId: row.user_value,
+      serviceName: row.service_value,
+      environment: row.environment_value,
       inputTokens: Number(row.trace_input_tokens),
       outputTokens: Number(row.trace_output_tokens),
       startTimeUnixNano: BigInt(row.trace_start),
       endTimeUnixNano: BigInt(row.trace_end),
       spanCount: Number(row.span_count),
-      rootSpanName: row.root_span_name,
+      rootSpanName: row.root_value,
       errorCount: Number(row.error_count),
     },
     models: row.models,
@@ -98,55 +121,181 @@ export interface TraceFilter {
   limit: number;
 }
 
-/**
- * Each filter as a condition on the trace's aggregates (only those filtered on get computed while
- * choosing the page); `model`, `kind` and `name` match any span of the trace.
- */
-function traceConditions(filter: TraceFilter): SqlFragment[] {
-  const conditions: (SqlFragment | false | undefined)[] = [
-    filter.from && sql`${traceStart} >= ${toNanos(filter.from)}`,
-    filter.to && sql`${traceStart} < ${toNanos(filter.to)}`,
-    filter.sessionId !== undefined && sql`${traceValues.sessionId} = ${filter.sessionId}`,
-    filter.userId !== undefined && sql`${traceValues.userId} = ${filter.userId}`,
-    filter.service !== undefined && sql`${traceValues.service} = ${filter.service}`,
-    filter.environment !== undefined && sql`${traceValues.environment} = ${filter.environment}`,
-    filter.model !== undefined && sql`has(${models}, ${filter.model})`,
-    filter.kind !== undefined && sql`countIf(kind = ${filter.kind}) > 0`,
-    filter.name !== undefined && sql`countIf(positionCaseInsensitiveUTF8(name, ${filter.name}) > 0) > 0`,
-    filter.cursor &&
-      sql`tuple(${traceStart}, trace_id) < tuple(${filter.cursor.startTimeUnixNano}, ${filter.cursor.traceId})`,
-  ];
-  return conditions.filter((condition): condition is SqlFragment => Boolean(condition));
+/** The fragments at or after `lower` that match `condition`, as a trace id set. */
+function withFragment(orgId: string, lower: bigint, condition: SqlFragment): SqlFragment {
+  return sql`trace_id IN (SELECT trace_id FROM trace_fragments
+    WHERE org_id = ${orgId} AND min_start_time_unix_nano >= ${lower} AND ${condition})`;
 }
 
 /**
- * Newest first by (start, trace id), one page and whether another follows. Aggregated per trace at
- * read time, which is exact under redelivery: first the page's trace ids from the filtered
- * aggregates alone, then every value for those traces only (the argMins are the costly part; a
- * million spans in an org take under a second on the 2-core test machine).
+ * Each filter as exact conditions on the grouped traces, and fragment conditions that narrow the
+ * traces grouped. A trace value is one of its fragments' candidates, so a fragment with the given
+ * value narrows to few traces; without one, a fragment matching model, kind or name does (any span
+ * of the trace: there the fragment condition is the filter itself).
  */
+function traceConditions(orgId: string, filter: TraceFilter, lower: bigint) {
+  const fragment: SqlFragment[] = [];
+  const exact: SqlFragment[] = [];
+  for (const name of Object.keys(traceValues) as TraceValue[]) {
+    const given = filter[name];
+    if (given === undefined) continue;
+    // The candidate is `given` behind a precedence: a cheaper test than cutting the precedence off.
+    const candidate = traceValues[name];
+    const length = precedenceLength + Buffer.byteLength(given);
+    fragment.push(
+      withFragment(orgId, lower, sql`endsWith(${candidate}, ${given}) AND length(${candidate}) = ${length}`),
+    );
+    exact.push(sql`${traceValue(traceValues[name])} = ${given}`);
+  }
+  const anySpan = [
+    filter.model !== undefined && sql`has(span_models, ${filter.model})`,
+    filter.kind !== undefined && sql`has(span_kinds, ${filter.kind})`,
+    filter.name !== undefined &&
+      sql`arrayExists(n -> positionCaseInsensitiveUTF8(n, ${filter.name}) > 0, span_names)`,
+  ].filter((condition): condition is SqlFragment => condition !== false);
+  const valueFiltered = fragment.length > 0;
+  for (const [index, condition] of anySpan.entries()) {
+    // Without a trace value to narrow by, the first of these narrows (the cheapest to scan first).
+    if (!valueFiltered && index === 0) fragment.push(withFragment(orgId, lower, condition));
+    exact.push(sql`max(${condition}) = 1`);
+  }
+  if (filter.from) exact.push(sql`${traceStart} >= ${toNanos(filter.from)}`);
+  if (filter.to) exact.push(sql`${traceStart} < ${toNanos(filter.to)}`);
+  if (filter.cursor)
+    exact.push(
+      sql`tuple(${traceStart}, trace_id) < tuple(${filter.cursor.startTimeUnixNano}, ${filter.cursor.traceId})`,
+    );
+  return { fragment, exact };
+}
+
+/**
+ * The earliest start of the org's `count`-th newest fragment that can begin a page (before `to`
+ * and the cursor, not before `from`), or 0 when it has fewer.
+ */
+async function windowBound(
+  clickhouse: ClickHouseClient,
+  orgId: string,
+  filter: TraceFilter,
+  count: number,
+): Promise<bigint> {
+  const conditions = [sql`org_id = ${orgId}`];
+  if (filter.from) conditions.push(sql`min_start_time_unix_nano >= ${toNanos(filter.from)}`);
+  if (filter.to) conditions.push(sql`min_start_time_unix_nano < ${toNanos(filter.to)}`);
+  if (filter.cursor) conditions.push(sql`min_start_time_unix_nano <= ${filter.cursor.startTimeUnixNano}`);
+  const query = sql`
+    SELECT min_start_time_unix_nano AS bound FROM trace_fragments
+    WHERE ${joinSql(conditions, ' AND ')}
+    ORDER BY min_start_time_unix_nano DESC
+    LIMIT 1 OFFSET ${count - 1}`;
+  const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
+  const [row] = await result.json<{ bound: string }>();
+  return row ? BigInt(row.bound) : 0n;
+}
+
+/**
+ * The window's traces that pass the filters, newest first, at most `count`, with every value:
+ * first their ids from the grouped fragments with only what the filters need, then the values
+ * for those traces only.
+ */
+async function windowTraces(
+  clickhouse: ClickHouseClient,
+  orgId: string,
+  filter: TraceFilter,
+  lower: bigint,
+  count: number,
+): Promise<TraceRow[]> {
+  const { fragment, exact } = traceConditions(orgId, filter, lower);
+  const inWindow = sql`org_id = ${orgId} AND min_start_time_unix_nano >= ${lower}`;
+  const where = joinSql([inWindow, ...fragment], ' AND ');
+  const having = exact.length === 0 ? sql`1` : joinSql(exact, ' AND ');
+  const query = sql`
+    SELECT trace_id, ${traceAggregates}
+    FROM trace_fragments
+    PREWHERE ${inWindow} AND trace_id IN (
+      SELECT trace_id FROM trace_fragments
+      WHERE ${where}
+      GROUP BY trace_id
+      HAVING ${having}
+      ORDER BY ${traceStart} DESC, trace_id DESC
+      LIMIT ${count})
+    GROUP BY trace_id
+    ORDER BY trace_start DESC, trace_id DESC`;
+  const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
+  return result.json<TraceRow>();
+}
+
+/** Of `traceIds`, those with a fragment starting before `lower`: they started before the window. */
+async function startedBefore(
+  clickhouse: ClickHouseClient,
+  orgId: string,
+  lower: bigint,
+  traceIds: string[],
+): Promise<Set<string>> {
+  if (lower === 0n || traceIds.length === 0) return new Set();
+  const query = sql`
+    SELECT DISTINCT trace_id FROM trace_fragments
+    PREWHERE org_id = ${orgId} AND min_start_time_unix_nano < ${lower}
+      AND trace_id IN (${joinSql(
+        traceIds.map((traceId) => sql`${traceId}`),
+        ', ',
+      )})`;
+  const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
+  return new Set((await result.json<{ trace_id: string }>()).map((row) => row.trace_id));
+}
+
+/** Fragments in the first window per page row wanted; a wider window after that, then the org. */
+const firstWindowPerRow = 4;
+const widerWindowFactor = 4;
+
+interface Page {
+  traces: ListedTrace[];
+  more: boolean;
+}
+
+/** Newest first by (start, trace id), one page and whether another follows. */
 export async function listTraces(
   clickhouse: ClickHouseClient,
   orgId: string,
   filter: TraceFilter,
-): Promise<{ traces: ListedTrace[]; more: boolean }> {
-  const conditions = traceConditions(filter);
-  const having = conditions.length === 0 ? sql`1` : joinSql(conditions, ' AND ');
-  const query = sql`
-    SELECT trace_id, ${traceAggregates}
-    FROM spans FINAL
-    WHERE org_id = ${orgId} AND trace_id IN (
-      SELECT trace_id FROM (
-        SELECT trace_id, ${traceStart} AS page_start
-        FROM spans FINAL
-        WHERE org_id = ${orgId}
-        GROUP BY trace_id
-        HAVING ${having}
-        ORDER BY page_start DESC, trace_id DESC
-        LIMIT ${filter.limit + 1}))
-    GROUP BY trace_id
-    ORDER BY trace_start DESC, trace_id DESC`;
-  const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
-  const rows = await result.json<TraceRow>();
-  return { traces: rows.slice(0, filter.limit).map(listedTrace), more: rows.length > filter.limit };
+): Promise<Page> {
+  const wanted = filter.limit + 1;
+  const from = filter.from ? toNanos(filter.from) : 0n;
+
+  /** The page from the fragments starting at or after `bound`, if they hold all of it. */
+  async function pageFrom(bound: bigint): Promise<Page | undefined> {
+    const lower = bound > from ? bound : from;
+    // With a lower bound, twice the page: room for traces left out as having started before it.
+    const found = await windowTraces(clickhouse, orgId, filter, lower, lower > 0n ? 2 * wanted : wanted);
+    const before = await startedBefore(
+      clickhouse,
+      orgId,
+      lower,
+      found.map((row) => row.trace_id),
+    );
+    const page = found.filter((row) => !before.has(row.trace_id));
+    // Fewer than wanted from a window that is not the whole (filtered) org: a wider one may add some.
+    if (page.length < wanted && bound > 0n) return undefined;
+    return { traces: page.slice(0, filter.limit).map(listedTrace), more: page.length > filter.limit };
+  }
+
+  // Windows of the newest fragments, then the whole org. A filter on a span's model, kind or name
+  // leaves fewer traces in a window: one wider window first. A filter on a trace value matches few
+  // traces wherever they started: the whole org at once, where only the traces with a matching
+  // fragment are grouped.
+  const valueFiltered = [filter.sessionId, filter.userId, filter.service, filter.environment].some(
+    (given) => given !== undefined,
+  );
+  const spanFiltered = [filter.model, filter.kind, filter.name].some((given) => given !== undefined);
+  const first = firstWindowPerRow * wanted;
+  const windows = valueFiltered
+    ? []
+    : spanFiltered
+      ? [first * widerWindowFactor]
+      : [first, first * widerWindowFactor];
+  for (const fragments of windows) {
+    const bound = await windowBound(clickhouse, orgId, filter, fragments);
+    const page = await pageFrom(bound);
+    if (page) return page;
+  }
+  return (await pageFrom(0n)) as Page;
 }
