@@ -1,11 +1,10 @@
 import type { Admission } from '../../domain/tracing/admission.ts';
-import type { PublishedSpan } from '../../domain/tracing/events.ts';
-import { admitRequests, deleteTrace, type IngestDeps } from './ingest.ts';
+import { admitRequests, deleteTrace, type IngestDeps, type PendingSpans } from './ingest.ts';
 
 type Task =
   | {
       kind: 'spans';
-      spans: PublishedSpan[];
+      spans: PendingSpans;
       resolve: (admission: Admission) => void;
       reject: (error: unknown) => void;
     }
@@ -31,7 +30,7 @@ export class AdmissionQueue {
 
   constructor(private readonly deps: IngestDeps) {}
 
-  admit(orgId: string, spans: PublishedSpan[]): Promise<Admission> {
+  admit(orgId: string, spans: PendingSpans): Promise<Admission> {
     return new Promise((resolve, reject) => this.enqueue(orgId, { kind: 'spans', spans, resolve, reject }));
   }
 
@@ -60,14 +59,14 @@ export class AdmissionQueue {
         continue;
       }
       const group = [head];
-      let size = head.spans.length;
+      let size = head.spans.traceIds.length;
       for (
         let next = queue[0];
-        next?.kind === 'spans' && size + next.spans.length <= maxGroupSpans;
+        next?.kind === 'spans' && size + next.spans.traceIds.length <= maxGroupSpans;
         next = queue[0]
       ) {
         group.push(next);
-        size += next.spans.length;
+        size += next.spans.traceIds.length;
         queue.shift();
       }
       try {
@@ -77,7 +76,9 @@ export class AdmissionQueue {
           group.map((task) => task.spans),
         );
         group.forEach((task, index) => {
-          task.resolve(admissions[index]!);
+          const admission = admissions[index]!;
+          if (admission instanceof Error) task.reject(admission);
+          else task.resolve(admission);
         });
       } catch (error) {
         for (const task of group) task.reject(error);

@@ -28,6 +28,28 @@ export interface IngestDeps {
 
 const dayMs = 24 * 60 * 60 * 1000;
 
+/**
+ * A request's spans as admission takes them: the ids now, the normalized spans on demand, so the
+ * ledger read (which needs only the ids) is in flight while the spans are normalized.
+ */
+export interface PendingSpans {
+  traceIds: string[];
+  spanIds: string[];
+  normalize(): PublishedSpan[];
+}
+
+export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
+  const traceIds: string[] = [];
+  const spanIds: string[] = [];
+  for (const resourceSpans of request.resourceSpans)
+    for (const scopeSpans of resourceSpans.scopeSpans)
+      for (const span of scopeSpans.spans) {
+        traceIds.push(span.traceId);
+        spanIds.push(span.spanId);
+      }
+  return { traceIds, spanIds, normalize: () => normalizeRequest(request) };
+}
+
 /** Every span of the request, normalized (redacted, read, cut), in the order sent. */
 export function normalizeRequest(request: OtlpTraceRequest): PublishedSpan[] {
   const spans: PublishedSpan[] = [];
@@ -75,37 +97,73 @@ function groupByTrace(spans: PublishedSpan[]): Map<string, PublishedSpan[]> {
   return byTrace;
 }
 
+/** A request's spans could not be normalized: a fault of ours, not an unavailable store. */
+export class NormalizationFailed extends Error {
+  constructor(cause: unknown) {
+    super('the request\'s spans could not be normalized', { cause });
+    this.name = 'NormalizationFailed';
+  }
+}
+
+/** Gives the event loop a turn: other requests are served between two normalizations. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Each request's spans normalized, one request per turn of the event loop (the first turn also
+ * lets the pool send a query just made: it checks out a client on the next tick); a request whose
+ * normalization failed gets its error, and the others go on without it.
+ */
+async function normalizeEach(requests: PendingSpans[]): Promise<(PublishedSpan[] | Error)[]> {
+  const normalized: (PublishedSpan[] | Error)[] = [];
+  for (const request of requests) {
+    await nextTurn();
+    const started = performance.now();
+    try {
+      normalized.push(request.normalize());
+    } catch (error) {
+      normalized.push(new NormalizationFailed(error));
+    }
+    ingestPhaseDuration.observe({ phase: 'normalize' }, (performance.now() - started) / 1000);
+  }
+  return normalized;
+}
+
 /**
  * Admits the requests of one org, in arrival order (DESIGN.md, hot paths): with the org's lease
- * held, the ledger is read in one round trip, each request is decided by the pure function
- * against the facts its predecessors left, the accepted spans are published, and only once Kafka
- * acknowledged them does one statement record them in the ledger and give the lease back. No
- * transaction or connection waits on Kafka. If the publish fails nothing is recorded, and the
- * callers answer 503; if the recording fails after the publish, the spans sent again are
- * duplicates on the topic, which the spans read model collapses.
+ * held, the ledger is read in one round trip (while the requests are normalized), each request is
+ * decided by the pure function against the facts its predecessors left, the accepted spans are
+ * published, and only once Kafka acknowledged them does one statement record them in the ledger
+ * and give the lease back. No transaction or connection waits on Kafka. If the publish fails
+ * nothing is recorded, and the callers answer 503; if the recording fails after the publish, the
+ * spans sent again are duplicates on the topic, which the spans read model collapses. A request
+ * whose normalization failed gets that error, and is neither decided nor recorded.
  */
 export async function admitRequests(
   deps: IngestDeps,
   orgId: string,
-  requests: PublishedSpan[][],
-): Promise<Admission[]> {
+  requests: PendingSpans[],
+): Promise<(Admission | Error)[]> {
   const now = deps.now?.() ?? new Date();
   const month = `${now.toISOString().slice(0, 7)}-01`;
-  const all = requests.flat();
   const started = performance.now();
   return deps.leases.hold(orgId, deps.leaseWaitMs, async (lease) => {
     const leased = performance.now();
-    const ledger = await readLedger(deps.pool, {
+    const reading = readLedger(deps.pool, {
       orgId,
-      traceIds: all.map((span) => span.traceId),
-      spanIds: all.map((span) => span.spanId),
+      traceIds: requests.flatMap((request) => request.traceIds),
+      spanIds: requests.flatMap((request) => request.spanIds),
       month,
       deletedSince: new Date(now.getTime() - dayMs),
     });
+    // Settled here so a failed read is not reported unhandled while the spans are normalized.
+    reading.catch(() => undefined);
+    const normalized = await normalizeEach(requests);
+    const ledger = await reading;
     const read = performance.now();
     let facts: LedgerFacts = ledger;
     const accepted: PublishedSpan[] = [];
-    const admissions = requests.map((spans) => {
+    const admissions = normalized.map((spans) => {
+      if (spans instanceof Error) return spans;
       const admission = decideAdmission({ spans, ledger: facts, now, limits: deps.limits });
       facts = factsAfter(facts, spans, admission);
       spans.forEach((span, index) => {

@@ -10,7 +10,7 @@ import { decodeJson } from './decode-json.ts';
 import { decodeProtobuf } from './decode-protobuf.ts';
 import { encodeExportResponse, type OtlpFormat, otlpContentTypes } from './encode.ts';
 import { OtlpError, otlpErrorFormat } from './errors.ts';
-import { normalizeRequest } from './ingest.ts';
+import { NormalizationFailed, pendingSpans } from './ingest.ts';
 
 export interface OtlpOptions {
   directory: OrgDirectory;
@@ -62,15 +62,16 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
       const read = performance.now();
       const decoded = decoders[format](body);
       const parsed = performance.now();
-      const spans = normalizeRequest(decoded);
       ingestPhaseDuration.observe({ phase: 'read' }, (read - started) / 1000);
       ingestPhaseDuration.observe({ phase: 'decode' }, (parsed - read) / 1000);
-      ingestPhaseDuration.observe({ phase: 'normalize' }, (performance.now() - parsed) / 1000);
+      // Normalized in admission, while the ledger is read (ingest.ts, admitRequests).
+      const spans = pendingSpans(decoded);
       let admission: Awaited<ReturnType<AdmissionQueue['admit']>> | undefined;
-      if (spans.length > 0) {
+      if (spans.traceIds.length > 0) {
         try {
           admission = await admissions.admit(request.principal!.orgId, spans);
         } catch (error) {
+          if (error instanceof NormalizationFailed) throw error;
           request.log.error({ err: error }, 'spans could not be stored');
           throw new OtlpError('tracing_unavailable');
         }

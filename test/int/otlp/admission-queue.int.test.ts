@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AdmissionLeases } from '../../../api/otlp/admission-lease.ts';
+import { AdmissionQueue } from '../../../api/otlp/admission-queue.ts';
+import { NormalizationFailed, type PendingSpans, pendingSpans } from '../../../api/otlp/ingest.ts';
+import { limits } from '../../../domain/tracing/truncation.ts';
+import { request } from '../../harness/otlp-fixtures.ts';
+import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { llmSpan } from '../../harness/tracing.ts';
+
+// Requests of one org that wait together are admitted as one group, each normalized while the
+// ledger is read: a request whose normalization fails gets its own error, the others go on.
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(() => platform.stop());
+
+const spansInLedger = async (orgId: string) =>
+  (
+    await platform.pool.query<{ n: number }>(
+      'SELECT coalesce(sum(cardinality(span_ids)), 0)::int AS n FROM ingest_traces WHERE org_id = $1',
+      [orgId],
+    )
+  ).rows[0]!.n;
+
+it('admits a group whose one request fails to normalize: that one fails, the others are kept', async () => {
+  const queue = new AdmissionQueue({
+    pool: platform.pool,
+    producer: platform.producer,
+    leases: new AdmissionLeases(platform.pool, 30_000),
+    leaseWaitMs: 5_000,
+    limits,
+  });
+  const orgId = `org_queue_${randomUUID()}`;
+  const sent = (count: number) => pendingSpans(request(Array.from({ length: count }, () => llmSpan())));
+  const faulty: PendingSpans = {
+    ...sent(2),
+    normalize: () => {
+      throw new TypeError('a bug in normalization');
+    },
+  };
+  // The first request runs alone; the three after it wait for it and form one group.
+  const first = queue.admit(orgId, sent(1));
+  const group = [queue.admit(orgId, sent(3)), queue.admit(orgId, faulty), queue.admit(orgId, sent(4))];
+  expect((await first).rejectedSpans).toBe(0);
+  const [before, failed, after] = await Promise.allSettled(group);
+  expect(before).toMatchObject({ status: 'fulfilled', value: { rejectedSpans: 0 } });
+  expect(after).toMatchObject({ status: 'fulfilled', value: { rejectedSpans: 0 } });
+  expect(failed?.status).toBe('rejected');
+  expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(NormalizationFailed);
+  expect(await spansInLedger(orgId)).toBe(1 + 3 + 4);
+});
