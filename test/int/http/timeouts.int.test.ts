@@ -4,14 +4,16 @@ import { createApiKey, enableTracing } from '../../../api/admin/commands.ts';
 import { hashApiKey } from '../../../api/auth/plugin.ts';
 import { checkingIntervalMs } from '../../../api/server-options.ts';
 import { parseConfig } from '../../../platform/config.ts';
+import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
 import { eventually } from '../../harness/platform.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes/given.ts';
+import { openScreen, pointerEvent } from '../sandboxes/rfb-client.ts';
 
 // The API's HTTP timeouts (platform/http-settings.ts) on a real listening server, set short through
 // the config: a client that stops sending its headers or its body is answered 408 and its
 // connection closed by the server within the configured time; an idle keep-alive connection is
-// closed after its timeout; and an answer that takes longer than the request timeout (an exec)
-// is not cut, since the timeout covers receiving the request only.
+// closed after its timeout; and what may rightly take longer is not cut, since the timeouts
+// cover receiving a request only: an exec's answer, and the live screen's WebSocket.
 
 const timeouts = parseConfig({
   ...process.env,
@@ -29,7 +31,7 @@ let port: number;
 let tracingKey: string;
 let sandboxId: string;
 beforeAll(async () => {
-  api = await givenSandboxApi({}, { httpTimeouts: timeouts });
+  api = await givenSandboxApi((runtime) => ({ desktop: createDesktop(runtime) }), { httpTimeouts: timeouts });
   await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
   port = (api.platform.api.server.address() as { port: number }).port;
   tracingKey = (await createApiKey(api.platform.admin, api.orgId, ['traces:write'])).key;
@@ -128,7 +130,7 @@ describe('a connection between requests', () => {
   });
 });
 
-describe('an answer that takes longer than the request timeout', () => {
+describe('what takes longer than the timeouts', () => {
   it('is not cut: an exec of 3 s answers on its connection', async () => {
     const started = performance.now();
     const answer = await fetch(`http://127.0.0.1:${port}/api/sandboxes/${sandboxId}/exec`, {
@@ -141,4 +143,24 @@ describe('an answer that takes longer than the request timeout', () => {
     expect(data).toMatchObject({ exit_code: 0, stdout: 'done\n' });
     expect(performance.now() - started).toBeGreaterThan(timeouts.requestMs);
   });
+
+  it('is not cut: the live screen, held open and idle past every timeout, still carries input', async () => {
+    const call = (method: 'GET' | 'POST', path: string, body?: Record<string, unknown>) =>
+      api.call(method, `/api/sandboxes/${sandboxId}${path}`, body ? { body } : {});
+    expect((await call('POST', '/desktop', { action: 'start' })).statusCode).toBe(200);
+    const minted = await call('POST', '/tokens', { abilities: ['control'] });
+    const screen = await openScreen(
+      `ws://127.0.0.1:${port}/api/sandboxes/${sandboxId}/screen?token=${minted.json().data.token}`,
+    );
+    const outlast = timeouts.requestMs + timeouts.keepAliveMs + nodeKeepAliveBufferMs + lateByAtMostMs;
+    const cut = await Promise.race([
+      screen.closed,
+      new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), outlast)),
+    ]);
+    expect(cut).toBe('open');
+    screen.send(pointerEvent(120, 130));
+    const cursor = async () => (await call('POST', '/desktop/input', { action: 'cursor' })).json().data;
+    await expect.poll(cursor, { timeout: 5_000 }).toEqual({ x: 120, y: 130 });
+    screen.close();
+  }, 60_000);
 });
