@@ -58,7 +58,7 @@ describe('the sandbox surface (Postgres)', () => {
     expectInvalid(await api.call('POST', '/api/sandboxes', { body }), param);
   });
 
-  it('update, fork, exec and tokens refuse a NUL in their bodies', async () => {
+  it('update, fork, exec, files, tokens and the desktop refuse a NUL in their bodies and queries', async () => {
     const on = (path: string) => `/api/sandboxes/${sandboxId}${path}`;
     expectInvalid(
       await api.call('PATCH', on(''), { body: { metadata: { team: '\u0000' } } }),
@@ -71,6 +71,16 @@ describe('the sandbox surface (Postgres)', () => {
       'env.TEAM',
     );
     expectInvalid(await api.call('GET', on('/files?path=/root/a%00')), 'path');
+    expectInvalid(
+      await api.call('POST', on('/desktop/input'), { body: { action: 'type', text: 'a\u0000b' } }),
+      'text',
+    );
+    expectInvalid(
+      await api.call('POST', on('/desktop/accessibility'), {
+        body: { ref: 'e1', action: 'set-text', text: '\u0000' },
+      }),
+      'text',
+    );
     expectInvalid(
       await api.call('POST', on('/tokens'), {
         body: { abilities: ['view'], origins: ['https://a\u0000.example'] },

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { idParams } from '../../../api/sandboxes/context.ts';
+import { accessibilityActBody } from '../../../domain/sandboxes/desktop-requests.ts';
+import { inputAction } from '../../../domain/sandboxes/input-actions.ts';
 import { parseSandboxBody } from '../../../domain/sandboxes/parse.ts';
 import {
   createSandboxBody,
@@ -35,7 +37,7 @@ describe('textWithoutNul', () => {
   });
 });
 
-describe('the sandbox fields that reach Postgres or a process', () => {
+describe('the sandbox fields that reach Postgres, a process or the desktop', () => {
   const refused = (param: string) => ({
     ok: false,
     param,
@@ -49,6 +51,13 @@ describe('the sandbox fields that reach Postgres or a process', () => {
     ['list, metadata[key]', listSandboxesQuery, { 'metadata[team]': 'a\u0000b' }, 'metadata.team'],
     ['exec, command', execBody, { command: 'echo \u0000' }, 'command'],
     ['exec, env', execBody, { command: 'env', env: { TEAM: '\u0000' } }, 'env.TEAM'],
+    ['desktop input, type', inputAction, { action: 'type', text: 'a\u0000b' }, 'text'],
+    [
+      'accessibility, set-text',
+      accessibilityActBody,
+      { ref: 'e1', action: 'set-text', text: '\u0000' },
+      'text',
+    ],
   ] as const)('%s', (_what, schema, input, param) => {
     expect(parseSandboxBody(schema, input)).toEqual(refused(param));
   });
