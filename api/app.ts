@@ -4,6 +4,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { AdmissionLimits } from '../domain/tracing/admission.ts';
 import { limits } from '../domain/tracing/truncation.ts';
 import { config, developmentTokenSecret, type InferenceModelConfig } from '../platform/config.ts';
+import type { HttpTimeouts } from '../platform/http-settings.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import type { EventProducer } from '../producers/producer.ts';
@@ -37,11 +38,13 @@ export interface ApiDeps {
   models?: readonly InferenceModelConfig[];
   /** The sandbox surface's runtime, desktop and background jobs (api/sandboxes/plugin.ts). */
   sandboxes?: SandboxDeps & { tokenSecret?: string };
+  /** The HTTP server's timeouts; ORRERY_HTTP_* when absent (tests pass short ones). */
+  httpTimeouts?: HttpTimeouts;
 }
 
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ ...serverOptions(deps.logger), bodyLimit: 1024 * 1024 });
+  const app = Fastify({ ...serverOptions(deps.logger, deps.httpTimeouts), bodyLimit: 1024 * 1024 });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler(jsonErrorFormat));

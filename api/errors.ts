@@ -94,6 +94,12 @@ export function toApiError(error: unknown): ApiError {
 /** A Fastify error handler writing every error in one surface's format. */
 export function errorHandler(format: ErrorFormat) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    // A client that went away (or was cut off by a timeout, server-options.ts) while its body was
+    // read is no fault of ours, and there is no one left to answer.
+    if (request.raw.destroyed) {
+      request.log.info({ err: error }, 'the client closed the connection before its request was read');
+      return reply;
+    }
     const apiError = toApiError(error);
     if (apiError.status >= 500 && apiError.code === 'internal_error')
       request.log.error({ err: error }, 'unhandled error');

@@ -1,11 +1,51 @@
-import { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify';
+import type { Server } from 'node:http';
+import { type FastifyBaseLogger, type FastifyHttpOptions, LogController } from 'fastify';
+import { config } from '../platform/config.ts';
+import type { HttpTimeouts } from '../platform/http-settings.ts';
 import type { Logger } from '../platform/logger.ts';
 
-/** Options every Fastify server of ours shares: our pino logger, no per-request log lines. */
-export function serverOptions(logger: Logger): FastifyServerOptions {
+/**
+ * Options every Fastify server of ours shares: our pino logger, no per-request log lines, and
+ * the timeouts that cut off a slow or lying client (platform/http-settings.ts).
+ */
+export function serverOptions(
+  logger: Logger,
+  timeouts: HttpTimeouts = config().http,
+): FastifyHttpOptions<Server> {
   return {
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    ...timeoutOptions(timeouts),
   };
+}
+
+/**
+ * Node's own timeouts, which answer 408 and close the connection. No socket inactivity timeout
+ * (`connectionTimeout`): once a request is in, a silent connection is often right (an exec
+ * waits up to 600 s before its answer's first byte), and the request timeout already bounds
+ * a client that stops sending.
+ */
+function timeoutOptions(timeouts: HttpTimeouts): FastifyHttpOptions<Server> {
+  // The request timeout goes to both: Node checks it against the headers timeout when it makes
+  // the server, and Fastify then sets its own (0, none, unless given) on it.
+  return {
+    connectionTimeout: 0,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: checkingIntervalMs(timeouts),
+    },
+  };
+}
+
+/**
+ * Node checks the headers and request timeouts on an interval (30 s by default, which would
+ * let a 60 s timeout run to 90 s): a tenth of the shorter one, at most a second, keeps the cut
+ * within a tenth of its time. Each check walks only the connections with a request in progress.
+ */
+export function checkingIntervalMs(timeouts: HttpTimeouts): number {
+  return Math.min(1_000, Math.ceil(Math.min(timeouts.headersMs, timeouts.requestMs) / 10));
 }

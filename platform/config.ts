@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { checkHttpEnvironment, httpEnvironment, httpSettings } from './http-settings.ts';
 import { checkKafkaEnvironment, kafkaEnvironment, kafkaSettings } from './kafka-settings.ts';
 
 // The one typed config module: every process reads its settings here, from the environment,
@@ -16,6 +17,7 @@ const environmentSchema = z
     ORRERY_API_PORT: portNumber.default(8080),
     ORRERY_CONSUMERS_PORT: portNumber.default(8090),
     ORRERY_JOBS_PORT: portNumber.default(8091),
+    ...httpEnvironment,
     ORRERY_POST_CHARGES_EVERY_SECONDS: z.coerce.number().int().min(1).default(300),
     ORRERY_RETENTION_EVERY_SECONDS: z.coerce.number().int().min(1).default(3600),
     ORRERY_SPAN_FACTS_COMPACTION_EVERY_SECONDS: z.coerce.number().int().min(1).default(60),
@@ -45,7 +47,8 @@ const environmentSchema = z
     ORRERY_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').default(developmentTokenSecret),
     ORRERY_SANDBOX_IDLE_CHECK_SECONDS: z.coerce.number().int().min(1).default(15),
   })
-  .superRefine(checkKafkaEnvironment);
+  .superRefine(checkKafkaEnvironment)
+  .superRefine(checkHttpEnvironment);
 
 // The models of the title and preview service (spec 000), each served by an OpenAI-compatible
 // chat-completions endpoint (vLLM, llama.cpp's server, Ollama, hosted gateways). A model without
@@ -106,6 +109,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
   const postgres = new URL(env.ORRERY_POSTGRES_URL);
   return {
     api: { host: env.ORRERY_API_HOST, port: env.ORRERY_API_PORT },
+    http: httpSettings(env),
     consumers: { port: env.ORRERY_CONSUMERS_PORT },
     jobs: {
       port: env.ORRERY_JOBS_PORT,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import { parseSandboxBody } from '../../domain/sandboxes/parse.ts';
+import { textWithoutNul } from '../../domain/text.ts';
 import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
 import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
@@ -29,4 +30,4 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
 /** Routes whose options are all optional take no body as `{}`. */
 export const orEmpty = (body: unknown) => body ?? {};
 
-export const idParams = z.object({ id: z.string().describe('a sandbox id (`sbx_…`) or its name') });
+export const idParams = z.object({ id: textWithoutNul().describe('a sandbox id (`sbx_…`) or its name') });

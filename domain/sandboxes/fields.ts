@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textWithoutNul } from '../text.ts';
 import type { Checked } from './checked.ts';
 
 // Field schemas shared by the request schemas. Each field with a rule carries its own message,
@@ -25,9 +26,12 @@ export function utf8Length(text: string): number {
   return encoder.encode(text).length;
 }
 
-/** Text measured in UTF-8 bytes, as the spec's limits are ("up to 10,000 bytes"). */
+/**
+ * Text for the desktop, measured in UTF-8 bytes as the spec's limits are ("up to 10,000 bytes").
+ * Without NUL (domain/text.ts): `type` hands it to a process in the sandbox, and no key types one.
+ */
 export function textUpToBytes(maxBytes: number) {
-  return z.string('send a string').refine((text) => utf8Length(text) <= maxBytes, {
+  return textWithoutNul('send a string').refine((text) => utf8Length(text) <= maxBytes, {
     message: `send at most ${maxBytes.toLocaleString('en-US')} bytes of UTF-8 text`,
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textWithoutNul } from '../text.ts';
 import { sandboxSizes } from './events.ts';
 import { absolutePath, checkedString, intIn, queryBoolean } from './fields.ts';
 import { checkSandboxName } from './names.ts';
@@ -19,7 +20,7 @@ const metadataKey = z
 
 /** At most 16 keys; `{}` means none (and, in `update`, removes them all). */
 export const metadata = z
-  .record(metadataKey, z.string('send a string').max(256, 'send at most 256 characters'))
+  .record(metadataKey, textWithoutNul('send a string').max(256, 'send at most 256 characters'))
   .refine((labels) => Object.keys(labels).length <= metadataLimits.keys, {
     message: `send at most ${metadataLimits.keys} keys`,
   });
@@ -38,8 +39,7 @@ export const createSandboxBody = z.strictObject({
   name: sandboxName.optional(),
   metadata: metadata.default({}),
   idle_timeout_seconds: idleTimeoutSeconds.default(0),
-  idempotency_key: z
-    .string()
+  idempotency_key: textWithoutNul()
     .min(1, 'send 1 to 255 characters')
     .max(255, 'send 1 to 255 characters')
     .optional(),
@@ -87,12 +87,11 @@ const envName = z
 
 /** Runs as root; `cwd` defaults to `/root`. */
 export const execBody = z.strictObject({
-  command: z
-    .string('send a shell command')
+  command: textWithoutNul('send a shell command')
     .min(1, 'send a shell command')
     .max(execLimits.commandLength, 'send a command of at most 65,536 characters'),
   cwd: absolutePath.optional(),
-  env: z.record(envName, z.string('send a string')).optional(),
+  env: z.record(envName, textWithoutNul('send a string')).optional(),
   timeout_seconds: intIn(1, execLimits.timeoutSeconds.max).default(execLimits.timeoutSeconds.default),
 });
 export type ExecBody = z.output<typeof execBody>;

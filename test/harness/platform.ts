@@ -34,6 +34,8 @@ export async function startTestPlatform(
     tracingLimits?: AdmissionLimits;
     /** The sandbox surface's runtime, desktop, clock and background jobs (api/sandboxes/plugin.ts). */
     sandboxes?: ApiDeps['sandboxes'];
+    /** The HTTP server's timeouts; ORRERY_HTTP_* when absent. */
+    httpTimeouts?: ApiDeps['httpTimeouts'];
   } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
@@ -55,6 +57,7 @@ export async function startTestPlatform(
     pool,
     tracingLimits: options.tracingLimits,
     sandboxes: options.sandboxes,
+    httpTimeouts: options.httpTimeouts,
     ready: () => follower.isCaughtUp(),
   });
   options.beforeReady?.(api);

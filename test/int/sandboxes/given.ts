@@ -49,9 +49,13 @@ export interface SandboxApi {
   cleanup(): Promise<void>;
 }
 
-/** `sandboxes` adds to the file's runtime, clock and orgs; a function gets the runtime (for a desktop). */
+/**
+ * `sandboxes` adds to the file's runtime, clock and orgs; a function gets the runtime (for a
+ * desktop). `httpTimeouts` replaces ORRERY_HTTP_*'s.
+ */
 export async function givenSandboxApi(
   sandboxes: ApiDeps['sandboxes'] | ((runtime: SandboxRuntime) => ApiDeps['sandboxes']) = {},
+  options: { httpTimeouts?: ApiDeps['httpTimeouts'] } = {},
 ): Promise<SandboxApi> {
   const dir = mkdtempSync(join(tmpdir(), 'orrery-sandbox-api-'));
   const runtime = new SandboxRuntime({ dir });
@@ -65,6 +69,7 @@ export async function givenSandboxApi(
       orgIds: () => orgIds,
       ...(typeof sandboxes === 'function' ? sandboxes(runtime) : sandboxes),
     },
+    httpTimeouts: options.httpTimeouts,
   });
   async function newOrg(name: string, scopes: Scope[] = ['sandboxes:write']) {
     const org = await createOrg(platform.admin, name);

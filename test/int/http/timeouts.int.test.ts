@@ -1,0 +1,166 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, enableTracing } from '../../../api/admin/commands.ts';
+import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { checkingIntervalMs } from '../../../api/server-options.ts';
+import { parseConfig } from '../../../platform/config.ts';
+import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
+import { eventually } from '../../harness/platform.ts';
+import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes/given.ts';
+import { openScreen, pointerEvent } from '../sandboxes/rfb-client.ts';
+
+// The API's HTTP timeouts (platform/http-settings.ts) on a real listening server, set short through
+// the config: a client that stops sending its headers or its body is answered 408 and its
+// connection closed by the server within the configured time; an idle keep-alive connection is
+// closed after its timeout; and what may rightly take longer is not cut, since the timeouts
+// cover receiving a request only: an exec's answer, and the live screen's WebSocket.
+
+const timeouts = parseConfig({
+  ...process.env,
+  ORRERY_HTTP_HEADERS_TIMEOUT_MS: '1000',
+  ORRERY_HTTP_REQUEST_TIMEOUT_MS: '2000',
+  ORRERY_HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+}).http;
+/** Node's check runs every `checkingIntervalMs`; the rest is room for a shared, busy machine. */
+const lateByAtMostMs = checkingIntervalMs(timeouts) + 1_000;
+/** Node keeps an idle keep-alive socket this much longer than it advertises (keepAliveTimeoutBuffer). */
+const nodeKeepAliveBufferMs = 1_000;
+
+let api: SandboxApi;
+let port: number;
+let tracingKey: string;
+let sandboxId: string;
+beforeAll(async () => {
+  api = await givenSandboxApi((runtime) => ({ desktop: createDesktop(runtime) }), { httpTimeouts: timeouts });
+  await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  port = (api.platform.api.server.address() as { port: number }).port;
+  tracingKey = (await createApiKey(api.platform.admin, api.orgId, ['traces:write'])).key;
+  await enableTracing(api.platform.admin, api.orgId);
+  await eventually(
+    async () =>
+      api.platform.directory.org(api.orgId)?.tracingEnabled &&
+      api.platform.directory.principal(hashApiKey(tracingKey)),
+    5_000,
+    'the tracing key',
+  );
+  sandboxId = (await api.call('POST', '/api/sandboxes', { body: {} })).json().data.id;
+}, prepareTimeoutMs);
+afterAll(() => api.cleanup());
+
+interface RawConnection {
+  socket: Socket;
+  /** Resolves when the server closes the connection: after how long, and what it had sent. */
+  closed: Promise<{ afterMs: number; received: string }>;
+}
+
+/** A TCP connection to the API that writes only what the test says; timed from the first byte. */
+async function rawConnection(): Promise<RawConnection> {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const opened = performance.now();
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+  });
+  // The server may reset rather than close; either way the connection ends.
+  socket.on('error', () => {});
+  const closed = new Promise<{ afterMs: number; received: string }>((resolve) =>
+    socket.once('close', () => resolve({ afterMs: performance.now() - opened, received })),
+  );
+  return { socket, closed };
+}
+
+/** Headers of a request promising a 1,000-byte body. */
+function promisingHeaders(path: string, bearer: string, contentType: string): string {
+  return [
+    `POST ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${bearer}`,
+    `Content-Type: ${contentType}`,
+    'Content-Length: 1000',
+    '',
+    '',
+  ].join('\r\n');
+}
+
+function expectCutAfter(closed: { afterMs: number; received: string }, timeoutMs: number) {
+  expect(closed.received).toMatch(/^HTTP\/1\.1 408 /);
+  expect(closed.afterMs).toBeGreaterThanOrEqual(timeoutMs - 50);
+  expect(closed.afterMs).toBeLessThan(timeoutMs + lateByAtMostMs);
+}
+
+describe('a client that stops sending', () => {
+  it('is cut off at the request timeout when its body stops short of its Content-Length (OTLP, streamed)', async () => {
+    const { socket, closed } = await rawConnection();
+    socket.write(promisingHeaders('/api/otlp/v1/traces', tracingKey, 'application/json'));
+    socket.write('{"resourceSpans"'); // 15 of the 1,000 bytes promised, then nothing
+    expectCutAfter(await closed, timeouts.requestMs);
+  });
+
+  it('is cut off the same on a route whose JSON body Fastify reads', async () => {
+    const { socket, closed } = await rawConnection();
+    socket.write(promisingHeaders('/api/sandboxes', api.key, 'application/json'));
+    socket.write('{"metadata":{"a');
+    expectCutAfter(await closed, timeouts.requestMs);
+  });
+
+  it('is cut off at the headers timeout while its headers trickle in, a line every 200 ms', async () => {
+    const { socket, closed } = await rawConnection();
+    socket.write('GET /api/sandboxes HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    let line = 0;
+    const trickle = setInterval(() => {
+      if (!socket.destroyed) socket.write(`X-Slow-${line++}: yes\r\n`);
+    }, 200);
+    const cut = await closed;
+    clearInterval(trickle);
+    expectCutAfter(cut, timeouts.headersMs);
+    expect(line).toBeGreaterThan(2); // it was still sending: the cut is not an inactivity timeout
+  });
+});
+
+describe('a connection between requests', () => {
+  it('is closed once idle for the keep-alive timeout, after its answer', async () => {
+    const { socket, closed } = await rawConnection();
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const { afterMs, received } = await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(received).toMatch(/keep-alive: timeout=1\r\n/i);
+    expect(afterMs).toBeGreaterThanOrEqual(timeouts.keepAliveMs);
+    expect(afterMs).toBeLessThan(timeouts.keepAliveMs + nodeKeepAliveBufferMs + lateByAtMostMs);
+  });
+});
+
+describe('what takes longer than the timeouts', () => {
+  it('is not cut: an exec of 3 s answers on its connection', async () => {
+    const started = performance.now();
+    const answer = await fetch(`http://127.0.0.1:${port}/api/sandboxes/${sandboxId}/exec`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ command: 'sleep 3; echo done' }),
+    });
+    expect(answer.status).toBe(200);
+    const { data } = (await answer.json()) as { data: { exit_code: number; stdout: string } };
+    expect(data).toMatchObject({ exit_code: 0, stdout: 'done\n' });
+    expect(performance.now() - started).toBeGreaterThan(timeouts.requestMs);
+  });
+
+  it('is not cut: the live screen, held open and idle past every timeout, still carries input', async () => {
+    const call = (method: 'GET' | 'POST', path: string, body?: Record<string, unknown>) =>
+      api.call(method, `/api/sandboxes/${sandboxId}${path}`, body ? { body } : {});
+    expect((await call('POST', '/desktop', { action: 'start' })).statusCode).toBe(200);
+    const minted = await call('POST', '/tokens', { abilities: ['control'] });
+    const screen = await openScreen(
+      `ws://127.0.0.1:${port}/api/sandboxes/${sandboxId}/screen?token=${minted.json().data.token}`,
+    );
+    const outlast = timeouts.requestMs + timeouts.keepAliveMs + nodeKeepAliveBufferMs + lateByAtMostMs;
+    const cut = await Promise.race([
+      screen.closed,
+      new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), outlast)),
+    ]);
+    expect(cut).toBe('open');
+    screen.send(pointerEvent(120, 130));
+    const cursor = async () => (await call('POST', '/desktop/input', { action: 'cursor' })).json().data;
+    await expect.poll(cursor, { timeout: 5_000 }).toEqual({ x: 120, y: 130 });
+    screen.close();
+  }, 60_000);
+});
