@@ -95,8 +95,9 @@ export function toApiError(error: unknown): ApiError {
 export function errorHandler(format: ErrorFormat) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // A client that went away (or was cut off by a timeout, server-options.ts) while its body was
-    // read is no fault of ours, and there is no one left to answer.
-    if (request.raw.destroyed) {
+    // read is no fault of ours, and there is no one left to answer. The socket says so, not the
+    // request stream: that one is destroyed as soon as its body has been read whole.
+    if (request.raw.socket?.destroyed) {
       request.log.info({ err: error }, 'the client closed the connection before its request was read');
       return reply;
     }
