@@ -107,7 +107,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   if (tokenSecret === developmentTokenSecret)
     deps.logger.warn('ORRERY_TOKEN_SECRET is unset: sandbox tokens are signed with the development secret');
   const sandboxTokens = sandboxTokenCodec(tokenSecret);
-  await app.register(authPlugin, { directory: deps.directory, sandboxTokens });
+  await app.register(authPlugin, { directory: deps.directory, sandboxTokens, keysLoaded: deps.ready });
   await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
   // A group waits for the org's lease no longer than its caller waits for Kafka, and a lease
   // outlives a publish, so only a process that died or stalled loses one.
