@@ -22,6 +22,7 @@ import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
+import { apiReadiness, cachedFor, probeWithin, type Readiness } from './readiness.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
 import { serverOptions } from './server-options.ts';
 
@@ -32,7 +33,10 @@ export interface ApiDeps {
   pool: PgPool;
   /** The trace ingest's admission limits; tests pass smaller ones. */
   tracingLimits?: AdmissionLimits;
-  /** Ready once the org stream has been read to its end (keys are known). */
+  /**
+   * Whether the org stream has been read to its end (keys are known). Until then a request with
+   * a key gets its surface's 503 with Retry-After, and /readyz says `keys: starting`.
+   */
   ready: () => boolean;
   /** The title and preview models; ORRERY_MODELS when absent. */
   models?: readonly InferenceModelConfig[];
@@ -40,6 +44,31 @@ export interface ApiDeps {
   sandboxes?: SandboxDeps & { tokenSecret?: string };
   /** The HTTP server's timeouts; ORRERY_HTTP_* when absent (tests pass short ones). */
   httpTimeouts?: HttpTimeouts;
+}
+
+/** How long /readyz waits for Postgres or Kafka, and how long an answer is reused. */
+const probeTimeoutMs = 1_000;
+const probeCacheMs = 1_000;
+
+/**
+ * /readyz for the API: the keys, a `SELECT 1` on the API's own pool and a metadata request over
+ * the producer's connections, each bounded, each reused for a second so polling is cheap.
+ */
+function apiReadinessCheck(deps: ApiDeps): () => Promise<Readiness> {
+  const postgres = cachedFor(probeCacheMs, () =>
+    probeWithin(async () => (await deps.pool.query('SELECT 1')).rowCount === 1, probeTimeoutMs),
+  );
+  const kafka = cachedFor(probeCacheMs, () =>
+    probeWithin(() => deps.producer.reachable(probeTimeoutMs), probeTimeoutMs),
+  );
+  return async () => {
+    const [postgresCheck, kafkaCheck] = await Promise.all([postgres(), kafka()]);
+    return apiReadiness({
+      keys: deps.ready() ? 'caught_up' : 'starting',
+      postgres: postgresCheck,
+      kafka: kafkaCheck,
+    });
+  };
 }
 
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
@@ -73,12 +102,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(observabilityPlugin, { ready: deps.ready });
+  await app.register(observabilityPlugin, { readiness: apiReadinessCheck(deps) });
   const tokenSecret = deps.sandboxes?.tokenSecret ?? config().sandboxes.tokenSecret;
   if (tokenSecret === developmentTokenSecret)
     deps.logger.warn('ORRERY_TOKEN_SECRET is unset: sandbox tokens are signed with the development secret');
   const sandboxTokens = sandboxTokenCodec(tokenSecret);
-  await app.register(authPlugin, { directory: deps.directory, sandboxTokens });
+  await app.register(authPlugin, { directory: deps.directory, sandboxTokens, keysLoaded: deps.ready });
   await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
   // A group waits for the org's lease no longer than its caller waits for Kafka, and a lease
   // outlives a publish, so only a process that died or stalled loses one.

@@ -34,6 +34,27 @@ export const insufficientScope = (scope: string) =>
     `This key lacks the scope ${scope}: add it to the key under Settings, or log in through the command-line tool for a key that has it.`,
   );
 
+/**
+ * A key was sent before the API has read the org stream to its end (after a restart), so it
+ * cannot be judged yet: 503 with Retry-After, which every client retries, never a 401, which
+ * OTLP exporters do not. The code is the JSON surfaces' `unavailable`; the OTLP and inference
+ * surfaces write it as their own 503 (`tracing_unavailable`, `usage_unavailable`).
+ */
+export class KeysNotLoaded extends ApiError {
+  static readonly retryAfterSeconds = 5;
+
+  constructor() {
+    super(
+      'unavailable',
+      503,
+      'The API is still loading its keys after a restart: retry in a few seconds (a retry is safe).',
+      undefined,
+      { 'retry-after': String(KeysNotLoaded.retryAfterSeconds) },
+    );
+    this.name = 'KeysNotLoaded';
+  }
+}
+
 /** How a surface writes an ApiError: its body and content type. */
 export interface ErrorFormat {
   contentType(request: FastifyRequest): string;

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { httpRequestDuration, metricsRegistry } from '../platform/metrics.ts';
+import type { Readiness } from './readiness.ts';
 
 /**
- * Health, readiness and Prometheus metrics for any process with a Fastify server (the API and
- * the consumers), plus a latency histogram per route.
+ * Health, readiness and Prometheus metrics for any process with a Fastify server (the API, the
+ * consumers, the jobs), plus a latency histogram per route. `/healthz` is liveness only (the
+ * process answers); `/readyz` is 200 only when `readiness` says ready, and names each check.
  */
-export const observabilityPlugin = fp<{ ready: () => boolean | Promise<boolean> }>(
-  async (app: FastifyInstance, { ready }) => {
+export const observabilityPlugin = fp<{ readiness: () => Promise<Readiness> }>(
+  async (app: FastifyInstance, { readiness }) => {
     app.addHook('onResponse', async (request, reply) => {
       httpRequestDuration.observe(
         {
@@ -20,8 +22,8 @@ export const observabilityPlugin = fp<{ ready: () => boolean | Promise<boolean> 
     });
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
     app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-      const isReady = await ready();
-      return reply.status(isReady ? 200 : 503).send({ status: isReady ? 'ready' : 'starting' });
+      const answer = await readiness();
+      return reply.status(answer.status === 'ready' ? 200 : 503).send(answer);
     });
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
       reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),

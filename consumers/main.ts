@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { observabilityPlugin } from '../api/observability.ts';
+import { readyWhen } from '../api/readiness.ts';
 import { serverOptions } from '../api/server-options.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import { config } from '../platform/config.ts';
@@ -20,7 +21,7 @@ for (const projection of Object.values(allProjections({ pool, clickhouse }))) {
 }
 
 const server = Fastify(serverOptions(logger));
-await server.register(observabilityPlugin, { ready: () => running.length > 0 });
+await server.register(observabilityPlugin, { readiness: readyWhen(() => running.length > 0) });
 await server.listen({ host: config().api.host, port: config().consumers.port });
 
 onShutdown(logger, async () => {

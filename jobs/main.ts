@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { observabilityPlugin } from '../api/observability.ts';
+import { readyWhen } from '../api/readiness.ts';
 import { serverOptions } from '../api/server-options.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import { config } from '../platform/config.ts';
@@ -67,7 +68,7 @@ for (const job of jobs) {
 }
 
 const server = Fastify(serverOptions(logger));
-await server.register(observabilityPlugin, { ready: () => true });
+await server.register(observabilityPlugin, { readiness: readyWhen(() => true) });
 await server.listen({ host: config().api.host, port: intervals.port });
 
 onShutdown(logger, async () => {

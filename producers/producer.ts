@@ -1,6 +1,6 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { config } from '../platform/config.ts';
-import { CompressionTypes, createKafka, type Producer } from '../platform/kafka.ts';
+import { type Admin, CompressionTypes, createKafka, type Producer } from '../platform/kafka.ts';
 import type { KafkaSettings } from '../platform/kafka-settings.ts';
 import { messagesProduced } from '../platform/metrics.ts';
 import { createRegistry, registerValueSchema, type StreamCodec, streamCodec } from '../platform/registry.ts';
@@ -24,6 +24,11 @@ export interface EventProducer {
   /** Sends already-encoded messages as they are: the dead-letter path keeps the original bytes. */
   sendRaw(topic: string, messages: OutgoingMessage[]): Promise<void>;
   disconnect(): Promise<void>;
+  /**
+   * Whether a broker answers a metadata request within `timeoutMs` (for /readyz): connects if not
+   * yet connected, and asks over the producer's own connections, so no client is made per probe.
+   */
+  reachable(timeoutMs: number): Promise<boolean>;
   readonly registry: SchemaRegistry;
 }
 
@@ -76,6 +81,7 @@ export async function createEventProducer(
   const codecs = new Map<StreamName, StreamCodec<object>>();
   let current: { instance: Producer; connected: Promise<Producer>; ready: boolean } | undefined;
   let closed = false;
+  let admin: { instance: Producer; connected: Promise<Admin> } | undefined;
 
   async function codecFor(stream: StreamName): Promise<StreamCodec<object>> {
     let codec = codecs.get(stream);
@@ -108,6 +114,37 @@ export async function createEventProducer(
     if ((error as { code?: unknown }).code !== fatalErrorCode || current?.instance !== instance) return;
     current = undefined;
     void instance.disconnect().catch(() => undefined);
+  }
+
+  /** The producer's dependent admin client, made again when the producer was replaced. */
+  function adminOf(instance: Producer): Promise<Admin> {
+    if (admin?.instance !== instance) {
+      const client = instance.dependentAdmin();
+      const attempt = { instance, connected: client.connect().then(() => client) };
+      admin = attempt;
+      attempt.connected.catch(() => {
+        if (admin === attempt) admin = undefined;
+      });
+    }
+    return admin.connected;
+  }
+
+  async function reachable(timeoutMs: number): Promise<boolean> {
+    if (closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const probe = (async () => {
+      const client = await adminOf(await producer());
+      await client.listTopics({ timeout: timeoutMs });
+      return true;
+    })().catch(() => false);
+    try {
+      return await Promise.race([probe, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async function deliver(topic: string, messages: OutgoingMessage[]): Promise<void> {
@@ -143,6 +180,7 @@ export async function createEventProducer(
 
   return {
     registry,
+    reachable,
     async send(stream, records) {
       if (records.length === 0) return;
       const codec = await codecFor(stream);
@@ -154,6 +192,8 @@ export async function createEventProducer(
     },
     async disconnect() {
       closed = true;
+      // The probe's admin borrows the producer's connections: released first, never waited on.
+      void admin?.connected.then((client) => client.disconnect()).catch(() => undefined);
       const disconnected = current?.instance.disconnect().catch(() => undefined);
       // A connected producer flushes what is in flight first; one still connecting (Kafka away)
       // has nothing to flush, and is not waited for: its connection attempt lasts half a minute.

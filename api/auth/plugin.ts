@@ -3,13 +3,16 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import fp from 'fastify-plugin';
 import type { Scope } from '../../domain/orgs/events.ts';
 import type { SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
-import { ApiError, insufficientScope, unauthorized } from '../errors.ts';
+import { ApiError, insufficientScope, KeysNotLoaded, unauthorized } from '../errors.ts';
 import type { KeyPrincipal, OrgDirectory } from './org-directory.ts';
 import { isSandboxToken, type SandboxTokenCodec } from './sandbox-tokens.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** An onRequest hook: 401 without a live key, 403 `insufficient_scope` without `scope`. */
+    /**
+     * An onRequest hook: 503 `KeysNotLoaded` while the keys are still being read, 401 without a
+     * live key, 403 `insufficient_scope` without `scope`.
+     */
     requireKey(scope?: Scope): onRequestHookHandler;
     /**
      * For the desktop and screen routes (spec, "Authentication" 1, 4 to 8): a live key with
@@ -38,15 +41,30 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+export interface AuthOptions {
+  directory: OrgDirectory;
+  sandboxTokens?: SandboxTokenCodec;
+  /** Whether the directory has read the org stream to its end; before that no key is judged. */
+  keysLoaded: () => boolean;
+}
+
 /** The shared auth hook, registered once; errors are written by each surface's error handler. */
-export const authPlugin = fp<{ directory: OrgDirectory; sandboxTokens?: SandboxTokenCodec }>(
-  async (app, { directory, sandboxTokens }) => {
+export const authPlugin = fp<AuthOptions>(
+  async (app, { directory, sandboxTokens, keysLoaded }) => {
+    /**
+     * The key's principal, or undefined for an unknown or revoked key. A key the directory may
+     * not have read yet is not called unknown: the caller is told to come back (503).
+     */
+    const principalOf = (key: string): KeyPrincipal | undefined => {
+      if (!keysLoaded()) throw new KeysNotLoaded();
+      return directory.principal(hashApiKey(key));
+    };
     app.decorateRequest('principal', undefined);
     app.decorateRequest('sandboxToken', undefined);
     app.decorate('requireKey', (scope?: Scope): onRequestHookHandler => {
       return async (request: FastifyRequest, _reply: FastifyReply) => {
         const token = bearerToken(request);
-        const principal = token ? directory.principal(hashApiKey(token)) : undefined;
+        const principal = token ? principalOf(token) : undefined;
         if (!principal) throw unauthorized();
         if (scope && !principal.scopes.includes(scope)) throw insufficientScope(scope);
         request.principal = principal;
@@ -63,7 +81,7 @@ export const authPlugin = fp<{ directory: OrgDirectory; sandboxTokens?: SandboxT
           return;
         }
         // An API key is taken from the header only: a URL ends up in logs and browser history.
-        const principal = fromHeader ? directory.principal(hashApiKey(fromHeader)) : undefined;
+        const principal = fromHeader ? principalOf(fromHeader) : undefined;
         if (!principal) throw unauthorized();
         if (!principal.scopes.includes(scope)) throw insufficientScope(scope);
         request.principal = principal;

@@ -1,5 +1,6 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type InferenceErrorCode, inferenceErrors } from '../../domain/inference/errors.ts';
-import { ApiError, type ErrorFormat } from '../errors.ts';
+import { ApiError, type ErrorFormat, errorHandler, KeysNotLoaded } from '../errors.ts';
 
 // The inference surface's errors in the spec's body shape (spec 000, Errors):
 // `{ error: { code, type, message, param } }`, written from the one ApiError type.
@@ -60,3 +61,18 @@ export const inferenceErrorFormat: ErrorFormat = {
       error: { code: error.code, type: typeOf(error), message: error.message, param: paramOf(error) },
     }),
 };
+
+/**
+ * The shared auth hook's 503 (keys not yet read) as this surface's one retryable 503: nothing was
+ * asked of the model nor billed, and a retry with the same Idempotency-Key is safe.
+ */
+export function toInferenceError(error: unknown): unknown {
+  if (!(error instanceof KeysNotLoaded)) return error;
+  return inferenceApiError('usage_unavailable', { message: error.message, headers: error.headers });
+}
+
+const writeInferenceError = errorHandler(inferenceErrorFormat);
+
+export function inferenceErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  return writeInferenceError(toInferenceError(error), request, reply);
+}

@@ -100,7 +100,7 @@ function groupByTrace(spans: PublishedSpan[]): Map<string, PublishedSpan[]> {
 /** A request's spans could not be normalized: a fault of ours, not an unavailable store. */
 export class NormalizationFailed extends Error {
   constructor(cause: unknown) {
-    super('the request\'s spans could not be normalized', { cause });
+    super("the request's spans could not be normalized", { cause });
     this.name = 'NormalizationFailed';
   }
 }

@@ -36,6 +36,11 @@ export async function startTestPlatform(
     sandboxes?: ApiDeps['sandboxes'];
     /** The HTTP server's timeouts; ORRERY_HTTP_* when absent. */
     httpTimeouts?: ApiDeps['httpTimeouts'];
+    /**
+     * Stands in for the follower's `isCaughtUp()`, so a test can hold the API as just restarted
+     * (keys not yet read) and then let it catch up, with the directory following the stream.
+     */
+    keysCaughtUp?: () => boolean;
   } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
@@ -58,7 +63,7 @@ export async function startTestPlatform(
     tracingLimits: options.tracingLimits,
     sandboxes: options.sandboxes,
     httpTimeouts: options.httpTimeouts,
-    ready: () => follower.isCaughtUp(),
+    ready: options.keysCaughtUp ?? (() => follower.isCaughtUp()),
   });
   options.beforeReady?.(api);
   await api.ready();

@@ -9,7 +9,11 @@ afterAll(() => platform.stop());
 
 it('serves health, readiness, Prometheus metrics and the OpenAPI 3.1 document', async () => {
   expect((await platform.api.inject('/healthz')).json()).toEqual({ status: 'ok' });
-  expect((await platform.api.inject('/readyz')).json()).toEqual({ status: 'ready' });
+  const ready = await platform.api.inject('/readyz');
+  expect([ready.statusCode, ready.json()]).toEqual([
+    200,
+    { status: 'ready', checks: { keys: 'caught_up', postgres: 'ok', kafka: 'ok' } },
+  ]);
   await platform.api.inject('/api/me');
   const metrics = (await platform.api.inject('/metrics')).body;
   expect(metrics).toMatch(/orrery_http_request_duration_seconds_bucket\{[^}]*route="\/api\/me"/);
