@@ -112,9 +112,16 @@ export function toApiError(error: unknown): ApiError {
   );
 }
 
-/** A Fastify error handler writing every error in one surface's format. */
-export function errorHandler(format: ErrorFormat) {
-  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+/**
+ * A Fastify error handler writing every error in one surface's format; `asSurfaceError` first
+ * turns a shared error into the surface's own (the auth hook's 503 into the OTLP or title one).
+ */
+export function errorHandler(
+  format: ErrorFormat,
+  asSurfaceError: (error: unknown) => unknown = (error) => error,
+) {
+  return (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const error = asSurfaceError(thrown);
     // A client that went away (or was cut off by a timeout, server-options.ts) while its body was
     // read is no fault of ours, and there is no one left to answer. The socket says so, not the
     // request stream: that one is destroyed as soon as its body has been read whole.

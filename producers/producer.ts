@@ -25,8 +25,9 @@ export interface EventProducer {
   sendRaw(topic: string, messages: OutgoingMessage[]): Promise<void>;
   disconnect(): Promise<void>;
   /**
-   * Whether a broker answers a metadata request within `timeoutMs` (for /readyz): connects if not
-   * yet connected, and asks over the producer's own connections, so no client is made per probe.
+   * Whether a broker answers a metadata request asked with `timeoutMs` (for /readyz): connects if
+   * not yet connected, and asks over the producer's own connections, so no client is made per
+   * probe. A connection still being made is not cut here: the caller bounds its wait.
    */
   reachable(timeoutMs: number): Promise<boolean>;
   readonly registry: SchemaRegistry;
@@ -131,19 +132,12 @@ export async function createEventProducer(
 
   async function reachable(timeoutMs: number): Promise<boolean> {
     if (closed) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    const probe = (async () => {
+    try {
       const client = await adminOf(await producer());
       await client.listTopics({ timeout: timeoutMs });
       return true;
-    })().catch(() => false);
-    try {
-      return await Promise.race([probe, late]);
-    } finally {
-      clearTimeout(timer);
+    } catch {
+      return false;
     }
   }
 

@@ -1,6 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type InferenceErrorCode, inferenceErrors } from '../../domain/inference/errors.ts';
-import { ApiError, type ErrorFormat, errorHandler, KeysNotLoaded } from '../errors.ts';
+import { ApiError, type ErrorFormat, KeysNotLoaded } from '../errors.ts';
 
 // The inference surface's errors in the spec's body shape (spec 000, Errors):
 // `{ error: { code, type, message, param } }`, written from the one ApiError type.
@@ -69,10 +68,4 @@ export const inferenceErrorFormat: ErrorFormat = {
 export function toInferenceError(error: unknown): unknown {
   if (!(error instanceof KeysNotLoaded)) return error;
   return inferenceApiError('usage_unavailable', { message: error.message, headers: error.headers });
-}
-
-const writeInferenceError = errorHandler(inferenceErrorFormat);
-
-export function inferenceErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  return writeInferenceError(toInferenceError(error), request, reply);
 }

@@ -11,7 +11,8 @@ import { newId } from '../../platform/ids.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
-import { inferenceApiError, inferenceErrorHandler } from './error-format.ts';
+import { errorHandler } from '../errors.ts';
+import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
 import { fingerprint, type IdempotencyKeys } from './idempotency.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
 import { tasks } from './tasks.ts';
@@ -61,7 +62,7 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
  * (503 usage_unavailable) before the answer.
  */
 export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = async (app, opts) => {
-  app.setErrorHandler(inferenceErrorHandler);
+  app.setErrorHandler(errorHandler(inferenceErrorFormat, toInferenceError));
   app.setValidatorCompiler(parsedInHandler);
   const clickhouse = opts.clickhouse ?? createClickHouse();
   if (!opts.clickhouse) app.addHook('onClose', () => clickhouse.close());

@@ -1,7 +1,7 @@
 // The error answers of the OTLP endpoint: the spec's response table ("Endpoints", Response) and
 // its remedies ("Authentication", "Errors") as data, and the body built from them.
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorFormat, errorHandler, KeysNotLoaded } from '../errors.ts';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, type ErrorFormat, KeysNotLoaded } from '../errors.ts';
 import { parseContentType } from './content-type.ts';
 import { encodeStatus, type OtlpFormat, otlpContentTypes } from './encode.ts';
 
@@ -147,10 +147,4 @@ export function toOtlpError(error: unknown): unknown {
   return error instanceof KeysNotLoaded
     ? new OtlpError('tracing_unavailable', 'the API is still loading its keys after a restart')
     : error;
-}
-
-const writeOtlpError = errorHandler(otlpErrorFormat);
-
-export function otlpErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  return writeOtlpError(toOtlpError(error), request, reply);
 }

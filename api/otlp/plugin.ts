@@ -2,13 +2,14 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
 import { ingestPhaseDuration } from '../../platform/metrics.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorHandler } from '../errors.ts';
 import type { AdmissionQueue } from './admission-queue.ts';
 import { readOtlpBody, requestBodyLimits } from './body.ts';
 import { parseContentType } from './content-type.ts';
 import { decodeJson } from './decode-json.ts';
 import { decodeProtobuf } from './decode-protobuf.ts';
 import { encodeExportResponse, type OtlpFormat, otlpContentTypes } from './encode.ts';
-import { OtlpError, otlpErrorHandler } from './errors.ts';
+import { OtlpError, otlpErrorFormat, toOtlpError } from './errors.ts';
 import { NormalizationFailed, pendingSpans } from './ingest.ts';
 
 export interface OtlpOptions {
@@ -28,7 +29,7 @@ const decoders: Record<OtlpFormat, (body: Buffer) => OtlpTraceRequest> = {
  * publish; the answer, in the request's encoding, is sent once Kafka acknowledged.
  */
 export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) => {
-  app.setErrorHandler(otlpErrorHandler);
+  app.setErrorHandler(errorHandler(otlpErrorFormat, toOtlpError));
   const { admissions } = options;
   // The body is read here, as a stream, under the spec's caps: no parser buffers it first.
   app.removeAllContentTypeParsers();
