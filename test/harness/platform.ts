@@ -6,6 +6,7 @@ import { allProjections } from '../../consumers/projections.ts';
 import { type Projection, type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
 import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { config } from '../../platform/config.ts';
 import { withAdmin } from '../../platform/kafka.ts';
 import { logger } from '../../platform/logger.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
@@ -120,4 +121,15 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A producer whose only broker is a closed port: every send fails within a second and a half. */
+export function deadKafkaProducer(): Promise<EventProducer> {
+  return createEventProducer('orrery-test-dead-kafka', {
+    settings: {
+      ...config().kafka,
+      brokers: ['127.0.0.1:1'],
+      timeouts: { requestMs: 500, deliveryMs: 1500, callerMs: 1500 },
+    },
+  });
 }

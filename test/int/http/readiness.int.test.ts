@@ -4,11 +4,14 @@ import { createApiKey, createOrg } from '../../../api/admin/commands.ts';
 import { buildApi } from '../../../api/app.ts';
 import { hashApiKey } from '../../../api/auth/plugin.ts';
 import { grpcCodes } from '../../../api/otlp/errors.ts';
-import { config } from '../../../platform/config.ts';
 import { logger } from '../../../platform/logger.ts';
 import { createPgPool } from '../../../platform/postgres.ts';
-import { createEventProducer } from '../../../producers/producer.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import {
+  deadKafkaProducer,
+  eventually,
+  startTestPlatform,
+  type TestPlatform,
+} from '../../harness/platform.ts';
 import { exportSpans, llmSpan, tracingOrg } from '../../harness/tracing.ts';
 
 // Startup and readiness that tell the truth (issue 11, item 2): a key is never called invalid
@@ -136,13 +139,7 @@ describe('/readyz', () => {
   });
 
   it('is 503 naming kafka when the producer’s brokers cannot be reached, within the probe’s bound', async () => {
-    const deadKafka = await createEventProducer('orrery-test-dead-kafka', {
-      settings: {
-        ...config().kafka,
-        brokers: ['127.0.0.1:1'],
-        timeouts: { requestMs: 500, deliveryMs: 1500, callerMs: 1500 },
-      },
-    });
+    const deadKafka = await deadKafkaProducer();
     const api = await buildApi({
       logger,
       directory: platform.directory,

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../../api/app.ts';
 import { limits } from '../../../domain/tracing/truncation.ts';
-import { config } from '../../../platform/config.ts';
 import { logger } from '../../../platform/logger.ts';
-import { createEventProducer } from '../../../producers/producer.ts';
-import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { deadKafkaProducer, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { exportSpans, llmSpan, tracingOrg } from '../../harness/tracing.ts';
 
 // The monthly limits are provoked with smaller limits configured, not by sending 5 GiB.
@@ -61,13 +59,7 @@ describe('monthly limits', () => {
 describe('503 tracing_unavailable', () => {
   it('answers 503 with Retry-After when Kafka cannot be reached, and keeps nothing of the request', async () => {
     const { orgId, key } = await tracingOrg(platform);
-    const deadKafka = await createEventProducer('orrery-test-dead-kafka', {
-      settings: {
-        ...config().kafka,
-        brokers: ['127.0.0.1:1'],
-        timeouts: { requestMs: 500, deliveryMs: 1500, callerMs: 1500 },
-      },
-    });
+    const deadKafka = await deadKafkaProducer();
     const api = await buildApi({
       logger,
       directory: platform.directory,
