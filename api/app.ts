@@ -4,6 +4,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { AdmissionLimits } from '../domain/tracing/admission.ts';
 import { limits } from '../domain/tracing/truncation.ts';
 import { config, developmentTokenSecret, type InferenceModelConfig } from '../platform/config.ts';
+import { DependencyWatch, defaultWatchTimings, type WatchTimings } from '../platform/dependency-watch.ts';
 import type { HttpTimeouts } from '../platform/http-settings.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/postgres.ts';
@@ -13,7 +14,8 @@ import type { OrgDirectory } from './auth/org-directory.ts';
 import { authPlugin } from './auth/plugin.ts';
 import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
 import { billingPlugin } from './billing/plugin.ts';
-import { errorHandler, jsonErrorFormat } from './errors.ts';
+import { dependenciesPlugin } from './dependencies.ts';
+import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
 import { IdempotencyKeys } from './inference/idempotency.ts';
 import { inferencePlugin } from './inference/plugin.ts';
 import { observabilityPlugin } from './observability.ts';
@@ -22,7 +24,7 @@ import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
-import { apiReadiness, cachedFor, probeWithin, type Readiness } from './readiness.ts';
+import { apiReadiness, type Readiness } from './readiness.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
 import { serverOptions } from './server-options.ts';
 
@@ -44,36 +46,40 @@ export interface ApiDeps {
   sandboxes?: SandboxDeps & { tokenSecret?: string };
   /** The HTTP server's timeouts; ORRERY_HTTP_* when absent (tests pass short ones). */
   httpTimeouts?: HttpTimeouts;
+  /** How often Postgres and Kafka are probed, and for how long (platform/dependency-watch.ts). */
+  watchTimings?: WatchTimings;
 }
 
-/** How long /readyz waits for Postgres or Kafka, and how long an answer is reused. */
-const probeTimeoutMs = 1_000;
-const probeCacheMs = 1_000;
-
-/**
- * /readyz for the API: the keys, a `SELECT 1` on the API's own pool and a metadata request over
- * the producer's connections, each bounded, each reused for a second so polling is cheap.
- */
-function apiReadinessCheck(deps: ApiDeps): () => Promise<Readiness> {
-  const postgres = cachedFor(probeCacheMs, () =>
-    probeWithin(async () => (await deps.pool.query('SELECT 1')).rowCount === 1, probeTimeoutMs),
-  );
-  const kafka = cachedFor(probeCacheMs, () =>
-    probeWithin(() => deps.producer.reachable(probeTimeoutMs), probeTimeoutMs),
-  );
-  return async () => {
-    const [postgresCheck, kafkaCheck] = await Promise.all([postgres(), kafka()]);
-    return apiReadiness({
+/** /readyz for the API: the keys, and the watch's last answers for Postgres and Kafka. */
+function apiReadinessCheck(deps: ApiDeps, watch: DependencyWatch<Dependency>): () => Promise<Readiness> {
+  return async () =>
+    apiReadiness({
       keys: deps.ready() ? 'caught_up' : 'starting',
-      postgres: postgresCheck,
-      kafka: kafkaCheck,
+      postgres: watch.check('postgres'),
+      kafka: watch.check('kafka'),
     });
-  };
+}
+
+/** A `SELECT 1` on the API's own pool, and a metadata request over the producer's connections. */
+function dependencyWatch(deps: ApiDeps): DependencyWatch<Dependency> {
+  const timings = deps.watchTimings ?? defaultWatchTimings;
+  return new DependencyWatch<Dependency>(
+    {
+      postgres: async () => (await deps.pool.query('SELECT 1')).rowCount === 1,
+      kafka: () => deps.producer.reachable(timings.timeoutMs),
+    },
+    timings,
+  );
 }
 
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ ...serverOptions(deps.logger, deps.httpTimeouts), bodyLimit: 1024 * 1024 });
+  // Requests during a drain are refused by dependencies.ts, in each surface's shape.
+  const app = Fastify({
+    ...serverOptions(deps.logger, deps.httpTimeouts),
+    return503OnClosing: false,
+    bodyLimit: 1024 * 1024,
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler(jsonErrorFormat));
@@ -102,7 +108,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(observabilityPlugin, { readiness: apiReadinessCheck(deps) });
+  const watch = dependencyWatch(deps);
+  await watch.start();
+  await app.register(dependenciesPlugin, { watch });
+  await app.register(observabilityPlugin, { readiness: apiReadinessCheck(deps, watch) });
   const tokenSecret = deps.sandboxes?.tokenSecret ?? config().sandboxes.tokenSecret;
   if (tokenSecret === developmentTokenSecret)
     deps.logger.warn('ORRERY_TOKEN_SECRET is unset: sandbox tokens are signed with the development secret');

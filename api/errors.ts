@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { formatParam } from '../domain/params.ts';
+import { isPostgresUnreachable } from '../platform/postgres.ts';
+import { PublishFailed } from '../producers/producer.ts';
 
 /**
  * The one error type of the API (Stripe's and OpenAI's convention): a stable `code` to branch
@@ -35,23 +37,55 @@ export const insufficientScope = (scope: string) =>
   );
 
 /**
- * A key was sent before the API has read the org stream to its end (after a restart), so it
- * cannot be judged yet: 503 with Retry-After, which every client retries, never a 401, which
- * OTLP exporters do not. The code is the JSON surfaces' `unavailable`; the OTLP and inference
- * surfaces write it as their own 503 (`tracing_unavailable`, `usage_unavailable`).
+ * The request was not served, for a reason that passes (a restart, a dependency away): 503 with
+ * Retry-After, which every client retries. The code is the JSON surfaces' `unavailable`; the
+ * OTLP and inference surfaces write it as their own 503 (`tracing_unavailable`,
+ * `usage_unavailable`), keeping the message and headers.
  */
-export class KeysNotLoaded extends ApiError {
+export class Unavailable extends ApiError {
   static readonly retryAfterSeconds = 5;
 
+  /** `reason`: why, in a few words a surface may quote (the OTLP message's detail). */
+  constructor(
+    readonly reason: string,
+    headers: Record<string, string> = {},
+  ) {
+    super('unavailable', 503, `${reason}: retry in a few seconds (a retry is safe).`, undefined, {
+      'retry-after': String(Unavailable.retryAfterSeconds),
+      ...headers,
+    });
+    this.name = 'Unavailable';
+  }
+}
+
+/**
+ * A key was sent before the API has read the org stream to its end (after a restart), so it
+ * cannot be judged yet: a 503, never a 401, which OTLP exporters do not retry.
+ */
+export class KeysNotLoaded extends Unavailable {
   constructor() {
-    super(
-      'unavailable',
-      503,
-      'The API is still loading its keys after a restart: retry in a few seconds (a retry is safe).',
-      undefined,
-      { 'retry-after': String(KeysNotLoaded.retryAfterSeconds) },
-    );
+    super('The API is still loading its keys after a restart');
     this.name = 'KeysNotLoaded';
+  }
+}
+
+export type Dependency = 'postgres' | 'kafka';
+
+const dependencyNames: Record<Dependency, string> = { postgres: 'Postgres', kafka: 'Kafka' };
+
+/** A store the request needs cannot be reached: nothing was done, and a retry later is safe. */
+export class DependencyAway extends Unavailable {
+  constructor(readonly dependency: Dependency) {
+    super(`${dependencyNames[dependency]} cannot be reached just now, so nothing was done`);
+    this.name = 'DependencyAway';
+  }
+}
+
+/** The process is shutting down: the connection is closed after this answer, and a retry goes elsewhere. */
+export class Draining extends Unavailable {
+  constructor() {
+    super('This API process is shutting down', { connection: 'close' });
+    this.name = 'Draining';
   }
 }
 
@@ -112,16 +146,25 @@ export function toApiError(error: unknown): ApiError {
   );
 }
 
+/** A failure that says Kafka or Postgres is away, as the 503 it is (not a 500). */
+function dependencyAway(error: unknown): DependencyAway | undefined {
+  if (error instanceof PublishFailed) return new DependencyAway('kafka');
+  if (isPostgresUnreachable(error)) return new DependencyAway('postgres');
+  return undefined;
+}
+
 /**
  * A Fastify error handler writing every error in one surface's format; `asSurfaceError` first
- * turns a shared error into the surface's own (the auth hook's 503 into the OTLP or title one).
+ * turns a shared error into the surface's own (an `Unavailable` into the OTLP or title 503).
  */
 export function errorHandler(
   format: ErrorFormat,
   asSurfaceError: (error: unknown) => unknown = (error) => error,
 ) {
   return (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const error = asSurfaceError(thrown);
+    const away = dependencyAway(thrown);
+    if (away) request.log.warn({ err: thrown }, `${away.dependency} away: answered 503`);
+    const error = asSurfaceError(away ?? thrown);
     // A client that went away (or was cut off by a timeout, server-options.ts) while its body was
     // read is no fault of ours, and there is no one left to answer. The socket says so, not the
     // request stream: that one is destroyed as soon as its body has been read whole.

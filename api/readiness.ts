@@ -2,8 +2,9 @@
 // should be sent traffic. A process is ready only when every check is; an unreachable dependency
 // says more than "starting", so it wins the summary.
 
+import type { DependencyCheck } from '../platform/dependency-watch.ts';
+
 export type KeysCheck = 'caught_up' | 'starting';
-export type DependencyCheck = 'ok' | 'unreachable';
 export type ReadinessStatus = 'ready' | 'not_ready' | 'starting';
 
 export interface Readiness {
@@ -30,34 +31,4 @@ function statusOf(checks: ApiChecks): ReadinessStatus {
 /** For a process whose readiness is one flag (the consumers, the jobs): no dependency listed. */
 export function readyWhen(ready: () => boolean): () => Promise<Readiness> {
   return async () => ({ status: ready() ? 'ready' : 'starting', checks: {} });
-}
-
-/** `probe` answered true within `timeoutMs`; a probe that throws or is late is `unreachable`. */
-export async function probeWithin(
-  probe: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<DependencyCheck> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    const answered = await Promise.race([probe().catch(() => false), late]);
-    return answered ? 'ok' : 'unreachable';
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The same answer for `ttlMs` after a probe started, so a load balancer polling /readyz (or many
- * of them) costs Postgres and Kafka one probe a second, not one per poll.
- */
-export function cachedFor<T>(ttlMs: number, probe: () => Promise<T>, now: () => number = Date.now) {
-  let last: { at: number; answer: Promise<T> } | undefined;
-  return (): Promise<T> => {
-    const at = now();
-    if (!last || at - last.at >= ttlMs) last = { at, answer: probe() };
-    return last.answer;
-  };
 }

@@ -81,9 +81,12 @@ export const kafkaEnvironment = {
   ORRERY_KAFKA_SASL_MECHANISM: z.enum(saslMechanisms, `use one of ${saslMechanisms.join(', ')}`).optional(),
   ORRERY_KAFKA_SASL_USERNAME: z.string().min(1).optional(),
   ORRERY_KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
-  ORRERY_KAFKA_REQUEST_TIMEOUT_MS: milliseconds.default(5_000),
-  ORRERY_KAFKA_DELIVERY_TIMEOUT_MS: milliseconds.default(9_000),
-  ORRERY_PUBLISH_TIMEOUT_MS: milliseconds.default(10_000),
+  // Short enough that a caller refused while Kafka is away hears so within 2 s, long before an
+  // OTLP exporter gives up (10 s): a local or same-region broker acknowledges in milliseconds,
+  // and a refused request is retried. A cluster with slow leader elections may want longer.
+  ORRERY_KAFKA_REQUEST_TIMEOUT_MS: milliseconds.default(1_000),
+  ORRERY_KAFKA_DELIVERY_TIMEOUT_MS: milliseconds.default(1_500),
+  ORRERY_PUBLISH_TIMEOUT_MS: milliseconds.default(1_700),
 };
 
 type KafkaEnvironment = z.infer<z.ZodObject<typeof kafkaEnvironment>>;

@@ -25,6 +25,9 @@ const kafkaLogger: KafkaJS.Logger = {
   setLogLevel: () => undefined,
 };
 
+/** The longest a consumer's fetch may wait on the broker for records (groupConsumer's maxWaitMs). */
+export const longestFetchWaitMs = 1_000;
+
 /** The connection part of librdkafka's configuration: brokers, TLS, SASL, timeouts. */
 export function librdkafkaConfig(settings: KafkaSettings, clientId: string) {
   const { tls, sasl } = settings;
@@ -42,8 +45,9 @@ export function librdkafkaConfig(settings: KafkaSettings, clientId: string) {
       ? { 'sasl.mechanisms': sasl.mechanism, 'sasl.username': sasl.username, 'sasl.password': sasl.password }
       : {}),
     // A broker that does not answer is given up on after one request's time, not librdkafka's
-    // minute, so a dead broker's partitions move on to their new leader quickly.
-    'socket.timeout.ms': settings.timeouts.requestMs,
+    // minute, so a dead broker's partitions move on to their new leader quickly; but never before
+    // a consumer's fetch could have answered (it waits up to its max wait on the broker).
+    'socket.timeout.ms': Math.max(settings.timeouts.requestMs, longestFetchWaitMs + 1_000),
     // librdkafka's floor for a connection's setup is a second.
     'socket.connection.setup.timeout.ms': Math.max(1000, settings.timeouts.requestMs),
     'socket.nagle.disable': true,
@@ -81,6 +85,8 @@ export function createKafka(
  * prefetched while the last one was being handled, up to ten thousand: large under load.
  */
 export function groupConsumer(kafka: Kafka, groupId: string, maxWaitMs: number): Consumer {
+  if (maxWaitMs > longestFetchWaitMs)
+    throw new RangeError(`a fetch waits at most ${longestFetchWaitMs} ms; ${maxWaitMs} was asked`);
   return kafka.consumer({
     kafkaJS: {
       groupId,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { config } from './config.ts';
+import { logger } from './logger.ts';
 
 // int8 (bigint) columns come back as strings by default; counts and cents in our tables fit
 // in a double's safe range, and sums are cast explicitly where they might not.
@@ -8,8 +9,51 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export type PgPool = pg.Pool;
 export type PgClient = pg.PoolClient;
 
+/** How long a new connection may take: a server that does not answer is unreachable, not slow. */
+const connectionTimeoutMs = 2_000;
+
+/**
+ * A pool that outlives its server: a connection the server ends (a restart, 57P01) is reported
+ * and dropped, and the next query connects again. Without the listeners such an error is an
+ * unhandled 'error' event, which ends the process: the pool listens only to idle clients, and
+ * a checked-out client (in a transaction, or between two queries) has no listener of its own.
+ */
 export function createPgPool(max = 10, url = config().postgres.url): PgPool {
-  return new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: connectionTimeoutMs,
+    // Names the process in pg_stat_activity (an operator's, or a test's, way to find its sessions).
+    application_name: `orrery-${process.env.ORRERY_SERVICE ?? 'process'}`,
+  });
+  const lost = (error: Error) => logger.warn({ err: error }, 'postgres: a connection was lost');
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
+  return pool;
+}
+
+// SQLSTATE classes and codes that say the server is away, not that the statement was wrong:
+// connection exceptions (08), shutting down (57P01 to 57P03), and the socket's own errors.
+const unreachableCodes = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
+
+/** Whether `error` says Postgres could not be reached (so a retry later may succeed). */
+export function isPostgresUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true;
+  // node-postgres's own words for a connection that ended or never came (no code on these).
+  return /^Connection terminated|^timeout exceeded when trying to connect|^Client has encountered a connection error/.test(
+    error.message,
+  );
 }
 
 /** Runs `work` in one transaction, rolled back if it throws. */

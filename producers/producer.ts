@@ -62,6 +62,8 @@ function producerConfig(settings: KafkaSettings) {
     // service's overhead p99 from about 340 to 190 ms, against sending each at once (bench/inference).
     'linger.ms': 5,
     'request.timeout.ms': settings.timeouts.requestMs,
+    // A produce request to a silent broker is given up on, and retried, after one request's time.
+    'socket.timeout.ms': settings.timeouts.requestMs,
     'message.timeout.ms': settings.timeouts.deliveryMs,
     // Span events carry up to about 1 MiB of span data (api/otlp/ingest.ts, chunkBySize).
     'message.max.bytes': 16 * 1024 * 1024,

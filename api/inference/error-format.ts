@@ -1,5 +1,5 @@
 import { type InferenceErrorCode, inferenceErrors } from '../../domain/inference/errors.ts';
-import { ApiError, type ErrorFormat, KeysNotLoaded } from '../errors.ts';
+import { ApiError, type ErrorFormat, Unavailable } from '../errors.ts';
 
 // The inference surface's errors in the spec's body shape (spec 000, Errors):
 // `{ error: { code, type, message, param } }`, written from the one ApiError type.
@@ -62,10 +62,10 @@ export const inferenceErrorFormat: ErrorFormat = {
 };
 
 /**
- * The shared auth hook's 503 (keys not yet read) as this surface's one retryable 503: nothing was
- * asked of the model nor billed, and a retry with the same Idempotency-Key is safe.
+ * A shared 503 (keys not yet read, Kafka or Postgres away, draining) as this surface's one
+ * retryable 503: nothing was billed, and a retry with the same Idempotency-Key is safe.
  */
 export function toInferenceError(error: unknown): unknown {
-  if (!(error instanceof KeysNotLoaded)) return error;
+  if (!(error instanceof Unavailable)) return error;
   return inferenceApiError('usage_unavailable', { message: error.message, headers: error.headers });
 }

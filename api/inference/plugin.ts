@@ -77,7 +77,8 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
     app.post(
       `/:model/v1/${endpoint}`,
       {
-        onRequest: app.requireKey('inference:invoke'),
+        // No answer without its usage event: while Kafka is away, 503 before the model is asked.
+        onRequest: [app.requireKey('inference:invoke'), app.refuseWhileAway(['kafka'])],
         schema: {
           tags: ['inference'],
           params: z.object({ model: z.string() }),

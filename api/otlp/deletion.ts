@@ -18,7 +18,7 @@ export const traceDeletionPlugin: FastifyPluginAsyncZod<{ admissions: AdmissionQ
   app.delete(
     '/traces/:traceId',
     {
-      onRequest: app.requireKey('traces:write'),
+      onRequest: [app.requireKey('traces:write'), app.refuseWhileAway(['postgres', 'kafka'])],
       schema: {
         tags: ['traces'],
         params: z.object({

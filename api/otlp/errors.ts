@@ -1,7 +1,7 @@
 // The error answers of the OTLP endpoint: the spec's response table ("Endpoints", Response) and
 // its remedies ("Authentication", "Errors") as data, and the body built from them.
 import type { FastifyRequest } from 'fastify';
-import { ApiError, type ErrorFormat, KeysNotLoaded } from '../errors.ts';
+import { ApiError, type ErrorFormat, Unavailable } from '../errors.ts';
 import { parseContentType } from './content-type.ts';
 import { encodeStatus, type OtlpFormat, otlpContentTypes } from './encode.ts';
 
@@ -106,11 +106,11 @@ export function otlpErrorMessage(code: OtlpErrorCode, detail?: string): string {
 export class OtlpError extends ApiError {
   readonly detail: string | undefined;
 
-  constructor(code: OtlpErrorCode, detail?: string) {
+  constructor(code: OtlpErrorCode, detail?: string, headers: Record<string, string> = {}) {
     const row = otlpErrors[code];
-    const headers: Record<string, string> =
+    const retryAfter: Record<string, string> =
       row.retryAfterSeconds === undefined ? {} : { 'retry-after': String(row.retryAfterSeconds) };
-    super(code, row.httpStatus, otlpErrorMessage(code, detail), undefined, headers);
+    super(code, row.httpStatus, otlpErrorMessage(code, detail), undefined, { ...headers, ...retryAfter });
     this.name = 'OtlpError';
     this.detail = detail;
   }
@@ -142,9 +142,9 @@ function requestFormat(request: FastifyRequest): OtlpFormat {
   return parseContentType(request.headers['content-type']) ?? 'json';
 }
 
-/** The shared auth hook's 503 (keys not yet read) as this surface's retryable answer. */
+/** A shared 503 (keys not yet read, a dependency away, draining) as this surface's retryable one. */
 export function toOtlpError(error: unknown): unknown {
-  return error instanceof KeysNotLoaded
-    ? new OtlpError('tracing_unavailable', 'the API is still loading its keys after a restart')
+  return error instanceof Unavailable
+    ? new OtlpError('tracing_unavailable', error.reason, error.headers)
     : error;
 }

@@ -42,7 +42,11 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
 
   app.post(
     '/v1/traces',
-    { onRequest: [app.requireKey('traces:write'), requireTracing], schema: { hide: true } },
+    {
+      // The ledger is in Postgres and the spans go to Kafka: while either is away, 503 at once.
+      onRequest: [app.requireKey('traces:write'), requireTracing, app.refuseWhileAway(['postgres', 'kafka'])],
+      schema: { hide: true },
+    },
     async (request, reply) => {
       const format = parseContentType(request.headers['content-type']);
       if (!format) throw new OtlpError('unsupported_media_type', 'unsupported Content-Type');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { librdkafkaConfig } from '../../../platform/kafka.ts';
+import { librdkafkaConfig, longestFetchWaitMs } from '../../../platform/kafka.ts';
 import type { KafkaSettings } from '../../../platform/kafka-settings.ts';
 
 // ORRERY_KAFKA_* as librdkafka reads them: the security protocol from TLS and SASL together, the
@@ -27,6 +27,11 @@ describe('librdkafkaConfig', () => {
       'client.id': 'orrery-api',
       'socket.timeout.ms': 4000,
     });
+  });
+
+  it('never times a request out before a consumer’s longest fetch could answer', () => {
+    const short = { ...plain, timeouts: { requestMs: 1000, deliveryMs: 1500, callerMs: 1700 } };
+    expect(librdkafkaConfig(short, 'orrery-api')['socket.timeout.ms']).toBe(longestFetchWaitMs + 1000);
   });
 
   it('passes the PEM texts and the SASL credentials, and nothing it was not given', () => {

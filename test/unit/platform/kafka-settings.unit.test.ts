@@ -35,7 +35,7 @@ describe('ORRERY_KAFKA_* accepted', () => {
       brokers: ['127.0.0.1:19092'],
       tls: undefined,
       sasl: undefined,
-      timeouts: { requestMs: 5000, deliveryMs: 9000, callerMs: 10_000 },
+      timeouts: { requestMs: 1000, deliveryMs: 1500, callerMs: 1700 },
     });
   });
 
@@ -153,8 +153,8 @@ describe('ORRERY_KAFKA_* refused, naming the variable and what it expects', () =
     ],
     [
       'a caller that gives up before a delivery can',
-      { ORRERY_PUBLISH_TIMEOUT_MS: '3000' },
-      /ORRERY_PUBLISH_TIMEOUT_MS: at least ORRERY_KAFKA_DELIVERY_TIMEOUT_MS \(9000\)/,
+      { ORRERY_PUBLISH_TIMEOUT_MS: '1000' },
+      /ORRERY_PUBLISH_TIMEOUT_MS: at least ORRERY_KAFKA_DELIVERY_TIMEOUT_MS \(1500\)/,
     ],
   ];
   it.each(cases)('%s', (_, environment, message) => {
