@@ -60,7 +60,15 @@ beforeAll(async () => {
     { ORRERY_MODELS: JSON.stringify([{ name: 'failover', writes: ['titles'], baseUrl: model.baseUrl }]) },
     log,
   );
-  producer = await createEventProducer('orrery-test-failures', { settings: tenant.config.kafka });
+  // The test's own publishes (the org, its key and credit) go to topics just made on a three-node
+  // TLS cluster, whose first answers on two busy cores can take seconds: this setup waits as
+  // long as it must. The platform's processes keep the defaults, which these tests are about.
+  producer = await createEventProducer('orrery-test-failures', {
+    settings: {
+      ...tenant.config.kafka,
+      timeouts: { requestMs: 5_000, deliveryMs: 20_000, callerMs: 20_000 },
+    },
+  });
   pool = createPgPool(4, tenant.config.postgres.url);
   clickhouse = createClickHouse({ database: tenantName });
   consumers = new PlatformProcess('consumers/main.ts', tenant.environment, await freePort());
