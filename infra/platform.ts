@@ -44,6 +44,11 @@ function start(unit: Supervised): void {
   unit.startedAt = Date.now();
   logger.info({ process: unit.name, pid: child.pid }, `${unit.name} started (pid ${child.pid})`);
   child.once('exit', (code, signal) => exited(unit, code, signal));
+  // A process that could not be started at all (EAGAIN, say) emits no 'exit': count it as a crash.
+  child.once('error', (error) => {
+    logger.error({ process: unit.name, err: error }, `${unit.name} could not be started`);
+    if (child.pid === undefined) exited(unit, 1, null);
+  });
 }
 
 function exited(unit: Supervised, code: number | null, signal: NodeJS.Signals | null): void {
