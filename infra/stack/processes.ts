@@ -98,19 +98,20 @@ export function startDaemon(daemon: Daemon, options: SpawnOptions): number {
   return child.pid;
 }
 
-/** Sends SIGTERM to the daemon's process group, then SIGKILL if it outlives the grace period. */
+/**
+ * Sends SIGTERM to the daemon's process group, then SIGKILL if it outlives the grace period. The
+ * pid file goes first: a daemon that has ended with its pid file still there crashed, and the
+ * stack's watcher (supervise.ts) would start it again.
+ */
 export async function stopDaemon(daemon: Daemon, graceMs = 20_000): Promise<boolean> {
   const pid = readPid(daemon);
-  if (pid === undefined) {
-    rmSync(daemon.pidFile, { force: true });
-    return false;
-  }
+  rmSync(daemon.pidFile, { force: true });
+  if (pid === undefined) return false;
   signalGroup(pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (isAlive(pid) && Date.now() < deadline) await sleep(200);
   if (isAlive(pid)) signalGroup(pid, 'SIGKILL');
   while (isAlive(pid)) await sleep(100);
-  rmSync(daemon.pidFile, { force: true });
   return true;
 }
 

@@ -3,7 +3,7 @@ import type { Component } from './component.ts';
 import { clearProcessGroup, crashed, type Daemon, readPid, recordedPid, sleep } from './processes.ts';
 
 // The stack's watcher: a daemon whose pid file is there but whose process is gone has crashed (an
-// intended `npm run stack -- stop` removes the file), and is started again with a backoff
+// intended `npm run stack -- stop` removes the file first), and is started again with a backoff
 // (infra/restarts.ts). Components are looked at in start order, one restart at a time, so when
 // several died the registry comes back after the Postgres it keeps its schemas in.
 
@@ -18,8 +18,6 @@ interface Watched {
   /** When the component was last seen started (by this watcher, or at its own start). */
   upSince: number;
   uptimesMs: number[];
-  /** Seen crashed at the previous poll: a stop in progress removes its pid file within that. */
-  suspect: boolean;
   /** When found crashed: the time of the next attempt to start it. */
   restartAt?: number;
   diedAt?: number;
@@ -39,7 +37,6 @@ export function superviseStack(
     component,
     upSince: Date.now(),
     uptimesMs: [],
-    suspect: false,
   }));
   let running = true;
 
@@ -47,12 +44,7 @@ export function superviseStack(
     const { component } = entry;
     const dead = component.daemons.filter(crashed);
     if (dead.length === 0) {
-      entry.suspect = false;
       entry.restartAt = undefined;
-      return;
-    }
-    if (!entry.suspect) {
-      entry.suspect = true;
       return;
     }
     const now = Date.now();
@@ -72,7 +64,6 @@ export function superviseStack(
       await component.start((line) => log.info(`${component.name}: ${line}`));
       entry.upSince = Date.now();
       entry.restartAt = undefined;
-      entry.suspect = false;
       log.warn(
         `${component.name}: restarted (${describe(component.daemons)}), healthy ` +
           `${seconds(entry.upSince - entry.diedAt!)} s after it was found dead (start took ${seconds(entry.upSince - started)} s)`,
