@@ -1,28 +1,96 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { platformNodeOptions } from './node-options.ts';
+import { recordRun, restartDelay } from './restarts.ts';
 
-// `npm start`'s last step: the API, the consumers and the jobs as processes, stopped together. SIGTERM
-// or SIGINT is passed on so each drains; if either exits, the other is stopped too.
-const processes: ChildProcess[] = ['api/main.ts', 'consumers/main.ts', 'jobs/main.ts'].map((entry) =>
-  spawn(process.execPath, [...platformNodeOptions, '--import', 'tsx', entry], {
-    stdio: 'inherit',
-    env: { ...process.env, ORRERY_SERVICE: entry.split('/')[0] },
-  }),
-);
+// `npm start`'s last step, a supervisor: the API, the consumers, the jobs and (unless
+// ORRERY_STACK=external) the stack's watcher as processes. One that dies (a non-zero exit or a
+// signal) is started again after a backoff (infra/restarts.ts) while the others keep running; one
+// that exits 0 by itself stays stopped. SIGTERM or SIGINT stops the restarts and drains them all.
+process.env.ORRERY_SERVICE ??= 'supervisor';
+const { config } = await import('../platform/config.ts');
+const { logger } = await import('../platform/logger.ts');
 
+const entries: Record<string, string> = {
+  api: 'api/main.ts',
+  consumers: 'consumers/main.ts',
+  jobs: 'jobs/main.ts',
+  ...(process.env.ORRERY_STACK === 'external' ? {} : { stack: 'infra/stack/watch.ts' }),
+};
+
+interface Supervised {
+  name: string;
+  entry: string;
+  child?: ChildProcess;
+  startedAt: number;
+  uptimesMs: number[];
+  restart?: NodeJS.Timeout;
+}
+
+const supervised: Supervised[] = Object.entries(entries).map(([name, entry]) => ({
+  name,
+  entry,
+  startedAt: 0,
+  uptimesMs: [],
+}));
 let stopping = false;
-function stopAll(signal: NodeJS.Signals) {
+
+function start(unit: Supervised): void {
+  unit.restart = undefined;
+  const child = spawn(process.execPath, [...platformNodeOptions, '--import', 'tsx', unit.entry], {
+    stdio: 'inherit',
+    env: { ...process.env, ORRERY_SERVICE: unit.name },
+  });
+  unit.child = child;
+  unit.startedAt = Date.now();
+  logger.info({ process: unit.name, pid: child.pid }, `${unit.name} started (pid ${child.pid})`);
+  child.once('exit', (code, signal) => exited(unit, code, signal));
+  // A process that could not be started at all (EAGAIN, say) emits no 'exit': count it as a crash.
+  child.once('error', (error) => {
+    logger.error({ process: unit.name, err: error }, `${unit.name} could not be started`);
+    if (child.pid === undefined) exited(unit, 1, null);
+  });
+}
+
+function exited(unit: Supervised, code: number | null, signal: NodeJS.Signals | null): void {
+  const how = signal ? `signal ${signal}` : `code ${code}`;
+  const pid = unit.child?.pid;
+  unit.child = undefined;
+  if (stopping) {
+    logger.info({ process: unit.name, pid, code, signal }, `${unit.name} stopped (${how})`);
+    if (code !== 0 && code !== null) process.exitCode = 1;
+    if (supervised.every((other) => other.child === undefined)) process.exit();
+    return;
+  }
+  if (code === 0) {
+    logger.warn({ process: unit.name, pid, code }, `${unit.name} exited (code 0); not restarted`);
+    if (supervised.every((other) => other.child === undefined && other.restart === undefined)) process.exit();
+    return;
+  }
+  unit.uptimesMs = recordRun(unit.uptimesMs, Date.now() - unit.startedAt);
+  const delayMs = restartDelay(unit.uptimesMs);
+  logger.warn(
+    { process: unit.name, pid, code, signal, restartInMs: delayMs },
+    `${unit.name} died (${how}); restarting in ${delayMs / 1000} s`,
+  );
+  unit.restart = setTimeout(() => start(unit), delayMs);
+}
+
+function stopAll(signal: NodeJS.Signals): void {
   if (stopping) return;
   stopping = true;
-  for (const child of processes) if (child.exitCode === null) child.kill(signal);
+  logger.info({ signal }, 'stopping: draining every process');
+  for (const unit of supervised) {
+    clearTimeout(unit.restart);
+    unit.restart = undefined;
+    unit.child?.kill('SIGTERM');
+  }
+  if (supervised.every((unit) => unit.child === undefined)) process.exit();
+  // Each process cuts its own drain short after the grace period; this is the backstop.
+  setTimeout(() => {
+    for (const unit of supervised) unit.child?.kill('SIGKILL');
+  }, config().shutdownGraceMs + 5_000).unref();
 }
 
 process.on('SIGTERM', () => stopAll('SIGTERM'));
-process.on('SIGINT', () => stopAll('SIGTERM'));
-for (const child of processes) {
-  child.on('exit', (code) => {
-    if (!stopping && code !== 0) process.exitCode = code ?? 1;
-    stopAll('SIGTERM');
-    if (processes.every((other) => other.exitCode !== null || other.signalCode !== null)) process.exit();
-  });
-}
+process.on('SIGINT', () => stopAll('SIGINT'));
+for (const unit of supervised) start(unit);

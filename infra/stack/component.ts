@@ -13,6 +13,8 @@ export interface Component {
   healthy(): Promise<boolean>;
   /** Starts the daemon and resolves once healthy; throws naming the component, port and log. */
   start(log: (line: string) => void): Promise<void>;
+  /** Before a start after a crash: clears what the dead process left that would stop a new one. */
+  recover?(): Promise<void>;
   /** Runs whenever the component is healthy, started or reused (databases that must exist, say). */
   provision?(): Promise<void>;
 }

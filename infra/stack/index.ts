@@ -44,6 +44,7 @@ export async function startStack(
         await stopComponent(component);
       }
       component.install(log);
+      await component.recover?.();
       log(`${component.name}: starting on port ${component.port}`);
       const started = Date.now();
       await component.start(log);

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Config } from '../../platform/config.ts';
 import { type Component, stackPaths } from './component.ts';
 import { postgresBinDir } from './install.ts';
-import { run, startDaemon, waitUntil } from './processes.ts';
+import { isAlive, run, startDaemon, waitUntil } from './processes.ts';
 
 /** PostgreSQL from Debian's packages, one cluster under the stack folder. */
 export function postgresComponent(config: Config): Component {
@@ -76,6 +76,14 @@ export function postgresComponent(config: Config): Component {
       });
       await waitUntil(daemon, port, this.healthy, 60_000);
     },
+    // A crash leaves postmaster.pid behind. Postgres sees past it when its pid is gone, but refuses
+    // to start while that pid has been taken by another process since (common after a reboot).
+    async recover() {
+      const lockFile = join(dataDir, 'postmaster.pid');
+      if (!existsSync(lockFile)) return;
+      const pid = Number(readFileSync(lockFile, 'utf8').split('\n')[0]);
+      if (!isPostmaster(pid)) rmSync(lockFile, { force: true });
+    },
     async provision() {
       for (const name of [database, 'registry']) {
         const exists = await query(`select 1 from pg_database where datname = '${name}'`);
@@ -83,4 +91,13 @@ export function postgresComponent(config: Config): Component {
       }
     },
   };
+}
+
+function isPostmaster(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+  } catch {
+    return false;
+  }
 }

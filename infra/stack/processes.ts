@@ -11,9 +11,47 @@ export interface Daemon {
 }
 
 export function readPid(daemon: Daemon): number | undefined {
+  const pid = recordedPid(daemon);
+  return pid !== undefined && isAlive(pid) ? pid : undefined;
+}
+
+/** The pid in the daemon's pid file, alive or not; none once `stopDaemon` removed the file. */
+export function recordedPid(daemon: Daemon): number | undefined {
   if (!existsSync(daemon.pidFile)) return undefined;
   const pid = Number(readFileSync(daemon.pidFile, 'utf8').trim());
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** A crash: the pid file is there (an intended stop removes it) but its process is gone. */
+export function crashed(daemon: Daemon): boolean {
+  const pid = recordedPid(daemon);
+  return pid !== undefined && !isAlive(pid);
+}
+
+/**
+ * Kills what is left of a crashed daemon's process group (a postmaster's backends hold its
+ * shared memory, and a new postmaster refuses to start beside them) and waits until it is empty.
+ */
+export async function clearProcessGroup(pid: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process group ${pid} outlived SIGKILL for ${timeoutMs} ms`);
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // emptied meanwhile
+    }
+    await sleep(100);
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function isAlive(pid: number): boolean {
@@ -60,19 +98,20 @@ export function startDaemon(daemon: Daemon, options: SpawnOptions): number {
   return child.pid;
 }
 
-/** Sends SIGTERM to the daemon's process group, then SIGKILL if it outlives the grace period. */
+/**
+ * Sends SIGTERM to the daemon's process group, then SIGKILL if it outlives the grace period. The
+ * pid file goes first: a daemon that has ended with its pid file still there crashed, and the
+ * stack's watcher (supervise.ts) would start it again.
+ */
 export async function stopDaemon(daemon: Daemon, graceMs = 20_000): Promise<boolean> {
   const pid = readPid(daemon);
-  if (pid === undefined) {
-    rmSync(daemon.pidFile, { force: true });
-    return false;
-  }
+  rmSync(daemon.pidFile, { force: true });
+  if (pid === undefined) return false;
   signalGroup(pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (isAlive(pid) && Date.now() < deadline) await sleep(200);
   if (isAlive(pid)) signalGroup(pid, 'SIGKILL');
   while (isAlive(pid)) await sleep(100);
-  rmSync(daemon.pidFile, { force: true });
   return true;
 }
 
