@@ -14,6 +14,7 @@ import { authPlugin } from './auth/plugin.ts';
 import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
 import { billingPlugin } from './billing/plugin.ts';
 import { errorHandler, jsonErrorFormat } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, notFoundHandler, surfacePrefixes } from './http-errors.ts';
 import { IdempotencyKeys } from './inference/idempotency.ts';
 import { inferencePlugin } from './inference/plugin.ts';
 import { observabilityPlugin } from './observability.ts';
@@ -73,21 +74,16 @@ function apiReadinessCheck(deps: ApiDeps): () => Promise<Readiness> {
 
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  const app = Fastify({ ...serverOptions(deps.logger, deps.httpTimeouts), bodyLimit: 1024 * 1024 });
+  const app = Fastify({
+    ...serverOptions(deps.logger, deps.httpTimeouts),
+    bodyLimit: 1024 * 1024,
+    frameworkErrors,
+    clientErrorHandler,
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler(jsonErrorFormat));
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .type('application/json; charset=utf-8')
-      .send({
-        error: {
-          code: 'not_found',
-          message: `No route ${request.method} ${request.url}; see /openapi.json.`,
-        },
-      }),
-  );
+  app.setNotFoundHandler(notFoundHandler);
 
   await app.register(swagger, {
     openapi: {
@@ -119,11 +115,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     leaseWaitMs: callerMs,
     limits: deps.tracingLimits ?? limits,
   });
-  await app.register(otlpPlugin, { prefix: '/api/otlp', directory: deps.directory, admissions });
+  await app.register(otlpPlugin, { prefix: surfacePrefixes.otlp, directory: deps.directory, admissions });
   await app.register(traceDeletionPlugin, { prefix: '/api', admissions });
   await app.register(queriesPlugin, { prefix: '/api' });
   await app.register(inferencePlugin, {
-    prefix: '/api/inference',
+    prefix: surfacePrefixes.inference,
     directory: deps.directory,
     producer: deps.producer,
     idempotencyKeys: new IdempotencyKeys(deps.pool),
