@@ -16,6 +16,7 @@ import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
 import { billingPlugin } from './billing/plugin.ts';
 import { dependenciesPlugin } from './dependencies.ts';
 import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
+import { clientErrorHandler, frameworkErrors, notFoundHandler, surfacePrefixes } from './http-errors.ts';
 import { IdempotencyKeys } from './inference/idempotency.ts';
 import { inferencePlugin } from './inference/plugin.ts';
 import { observabilityPlugin } from './observability.ts';
@@ -74,26 +75,18 @@ function dependencyWatch(deps: ApiDeps): DependencyWatch<Dependency> {
 
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
-  // Requests during a drain are refused by dependencies.ts, in each surface's shape.
   const app = Fastify({
     ...serverOptions(deps.logger, deps.httpTimeouts),
+    // Requests during a drain are refused by dependencies.ts, in each surface's shape.
     return503OnClosing: false,
     bodyLimit: 1024 * 1024,
+    frameworkErrors,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler(jsonErrorFormat));
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .type('application/json; charset=utf-8')
-      .send({
-        error: {
-          code: 'not_found',
-          message: `No route ${request.method} ${request.url}; see /openapi.json.`,
-        },
-      }),
-  );
+  app.setNotFoundHandler(notFoundHandler);
 
   await app.register(swagger, {
     openapi: {
@@ -128,11 +121,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     leaseWaitMs: callerMs,
     limits: deps.tracingLimits ?? limits,
   });
-  await app.register(otlpPlugin, { prefix: '/api/otlp', directory: deps.directory, admissions });
+  await app.register(otlpPlugin, { prefix: surfacePrefixes.otlp, directory: deps.directory, admissions });
   await app.register(traceDeletionPlugin, { prefix: '/api', admissions });
   await app.register(queriesPlugin, { prefix: '/api' });
   await app.register(inferencePlugin, {
-    prefix: '/api/inference',
+    prefix: surfacePrefixes.inference,
     directory: deps.directory,
     producer: deps.producer,
     idempotencyKeys: new IdempotencyKeys(deps.pool),

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { formatParam } from '../domain/params.ts';
 import { isPostgresUnreachable } from '../platform/postgres.ts';
 import { PublishFailed } from '../producers/producer.ts';
@@ -95,17 +96,30 @@ export interface ErrorFormat {
   body(error: ApiError, request: FastifyRequest): string | Buffer;
 }
 
-/** The shape of the sandbox, admin and query surfaces: `{ error: { code, message, param? } }`. */
+/**
+ * The error body of the sandbox, account, billing and query surfaces: `{ error: { code, message,
+ * param? } }`, as jsonErrorFormat writes it and /openapi.json documents it (error-responses.ts).
+ */
+export const jsonErrorBody = z.object({
+  error: z.object({
+    code: z.string().describe('stable, to branch on'),
+    message: z.string().describe('what went wrong and what to do next'),
+    param: z.string().optional().describe('the field at fault, when one is'),
+  }),
+});
+
 export const jsonErrorFormat: ErrorFormat = {
   contentType: () => 'application/json; charset=utf-8',
-  body: (error) =>
-    JSON.stringify({
+  body: (error) => {
+    const body: z.output<typeof jsonErrorBody> = {
       error: {
         code: error.code,
         message: error.message,
         ...(error.param === undefined ? {} : { param: error.param }),
       },
-    }),
+    };
+    return JSON.stringify(body);
+  },
 };
 
 /** Turns whatever a handler or hook threw into an ApiError. */

@@ -1,5 +1,4 @@
-import { type Server, STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import type { Server } from 'node:http';
 import { type FastifyBaseLogger, type FastifyHttpOptions, LogController } from 'fastify';
 import { config } from '../platform/config.ts';
 import type { HttpTimeouts } from '../platform/http-settings.ts';
@@ -17,42 +16,8 @@ export function serverOptions(
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    clientErrorHandler: answerClientError,
     ...timeoutOptions(timeouts),
   };
-}
-
-/** What Node reports before a request reached a route, as the API's code and message. */
-const clientErrors: Record<string, { status: number; code: string; message: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    code: 'request_timeout',
-    message: 'The request did not arrive whole in time; send it again at once, all of it.',
-  },
-  HPE_HEADER_OVERFLOW: {
-    status: 431,
-    code: 'headers_too_large',
-    message: 'The request headers are too large (16 KiB at most); send fewer or smaller ones.',
-  },
-};
-const malformed = { status: 400, code: 'invalid_request', message: 'The request is not valid HTTP/1.1.' };
-
-/**
- * Node's own refusals (a request too slow to arrive, headers too large, bytes that are not HTTP)
- * written in the API's error shape `{ error: { code, message } }`, then the connection closed, as
- * Node does; Fastify's default writes a shape of its own.
- */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const refusal = (error.code && clientErrors[error.code]) || malformed;
-  if (socket.writable) {
-    const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message } });
-    socket.write(
-      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nConnection: close\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(error);
 }
 
 /**

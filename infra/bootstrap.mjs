@@ -90,6 +90,9 @@ const pythonPackages = [
   // its DataFrame and Arrow results, which we do not use (its sessions and text formats work
   // without them): without them the venv is 560 MB instead of 890, and installs in seconds.
   { requirement: 'chdb-core==26.9.0', deps: false },
+  // Schemathesis (`st`): test/int/http/schemathesis.int.test.ts runs it over /openapi.json, so
+  // every status a route answers, and every answer's body, is what the document says.
+  { requirement: 'schemathesis==4.32.5', deps: true },
 ];
 const pythonStamp = join(venv, '.orrery-installed');
 const pythonWanted = JSON.stringify(pythonPackages);

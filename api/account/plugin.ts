@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { scopes } from '../../domain/orgs/events.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorResponses } from '../error-responses.ts';
 import { errorHandler, jsonErrorFormat } from '../errors.ts';
 
 const meAnswer = z.object({
@@ -19,7 +20,10 @@ export const accountPlugin: FastifyPluginAsyncZod<{ directory: OrgDirectory }> =
   app.setErrorHandler(errorHandler(jsonErrorFormat));
   app.get(
     '/me',
-    { onRequest: app.requireKey(), schema: { tags: ['account'], response: { 200: meAnswer } } },
+    {
+      onRequest: app.requireKey(),
+      schema: { tags: ['account'], response: { 200: meAnswer, ...errorResponses('account') } },
+    },
     async (request) => {
       const principal = request.principal!;
       const org = directory.org(principal.orgId)!;

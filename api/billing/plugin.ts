@@ -3,6 +3,7 @@ import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-prov
 import type { z } from 'zod';
 import { parseInferenceBody } from '../../domain/inference/requests.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
+import { errorResponses } from '../error-responses.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 import { billingSummary, readBillingSummary, summaryQuery } from './summary.ts';
 
@@ -25,7 +26,11 @@ export const billingPlugin: FastifyPluginAsyncZod<{ pool?: PgPool }> = async (ap
     '/summary',
     {
       onRequest: app.requireKey(),
-      schema: { tags: ['billing'], querystring: summaryQuery, response: { 200: billingSummary } },
+      schema: {
+        tags: ['billing'],
+        querystring: summaryQuery,
+        response: { 200: billingSummary, ...errorResponses('billing') },
+      },
     },
     async (request) => {
       const parsed = parseInferenceBody(summaryQuery, request.query);

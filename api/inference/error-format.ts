@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { type InferenceErrorCode, inferenceErrors } from '../../domain/inference/errors.ts';
 import { ApiError, type ErrorFormat, Unavailable } from '../errors.ts';
 
@@ -37,11 +38,18 @@ export function inferenceApiError(
   return new ApiError(code, row.status, details.message ?? row.message, details.param, details.headers);
 }
 
-/** `type` by code; errors raised outside this table (413, 415, 500) by their status. */
+/** `type` of the errors raised outside this table (404, 413, 414, 415, 431, 500) by status. */
+const typesByStatus: Partial<Record<number, string>> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+};
+
+/** `type` by code, else by status. */
 function typeOf(error: ApiError): string {
   const row = (rows as Partial<Record<string, { type: string }>>)[error.code];
   if (row) return row.type;
-  return error.status >= 500 ? 'api_error' : 'invalid_request_error';
+  return typesByStatus[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
 /**
@@ -53,12 +61,24 @@ function paramOf(error: ApiError): string | null {
   return error.code === 'invalid_request' ? '' : null;
 }
 
+/** The body inferenceErrorFormat writes, as /openapi.json documents it (api/error-responses.ts). */
+export const inferenceErrorBody = z.object({
+  error: z.object({
+    code: z.string().describe('stable, to branch on'),
+    type: z.string().describe("OpenAI's error type: `invalid_request_error`, `authentication_error`, …"),
+    message: z.string().describe('what went wrong and what to do next'),
+    param: z.string().nullable().describe('the field at fault, `""` for the body itself, else null'),
+  }),
+});
+
 export const inferenceErrorFormat: ErrorFormat = {
   contentType: () => 'application/json; charset=utf-8',
-  body: (error) =>
-    JSON.stringify({
+  body: (error) => {
+    const body: z.output<typeof inferenceErrorBody> = {
       error: { code: error.code, type: typeOf(error), message: error.message, param: paramOf(error) },
-    }),
+    };
+    return JSON.stringify(body);
+  },
 };
 
 /**

@@ -11,6 +11,7 @@ import { newId } from '../../platform/ids.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorResponses } from '../error-responses.ts';
 import { errorHandler } from '../errors.ts';
 import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
 import { fingerprint, type IdempotencyKeys } from './idempotency.ts';
@@ -83,7 +84,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           tags: ['inference'],
           params: z.object({ model: z.string() }),
           body: endpoint === 'titles' ? titleRequest : previewRequest,
-          response: { 200: answer },
+          response: { 200: answer, ...errorResponses('inference.write') },
         },
       },
       async (request, reply) => {
@@ -182,7 +183,11 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
     '/requests',
     {
       onRequest: app.requireKey('inference:invoke'),
-      schema: { tags: ['inference'], querystring: requestsQuery, response: { 200: requestsPage } },
+      schema: {
+        tags: ['inference'],
+        querystring: requestsQuery,
+        response: { 200: requestsPage, ...errorResponses('inference.read') },
+      },
     },
     async (request) => {
       const parsed = parseInferenceBody(requestsQuery, request.query);

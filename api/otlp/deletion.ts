@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { errorResponses } from '../error-responses.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 import type { AdmissionQueue } from './admission-queue.ts';
 
@@ -24,7 +25,7 @@ export const traceDeletionPlugin: FastifyPluginAsyncZod<{ admissions: AdmissionQ
         params: z.object({
           traceId: z.string().regex(/^[0-9a-f]{32}$/, 'a trace id is 32 lowercase hex digits'),
         }),
-        response: { 200: deletedAnswer },
+        response: { 200: deletedAnswer, ...errorResponses('traces.one') },
       },
     },
     async (request) => {

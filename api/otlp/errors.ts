@@ -17,6 +17,8 @@ export type OtlpErrorCode =
 /** google.rpc.Code values used here. */
 export const grpcCodes = {
   INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
   UNIMPLEMENTED: 12,
@@ -119,6 +121,19 @@ export class OtlpError extends ApiError {
 const isOtlpCode = (code: string): code is OtlpErrorCode => code in otlpErrors;
 
 /**
+ * The gRPC code of an answer from outside the table, by its HTTP status (as grpc-gateway maps
+ * them): the server's own (a path no route takes, a request line too long, a request too slow).
+ */
+const grpcCodesByStatus: Partial<Record<number, number>> = {
+  400: grpcCodes.INVALID_ARGUMENT,
+  404: grpcCodes.NOT_FOUND,
+  408: grpcCodes.DEADLINE_EXCEEDED,
+  414: grpcCodes.INVALID_ARGUMENT,
+  422: grpcCodes.INVALID_ARGUMENT,
+  431: grpcCodes.INVALID_ARGUMENT,
+};
+
+/**
  * The OTLP surface's error shape: a google.rpc.Status in the request's encoding, whose message is
  * the code, a colon, then what to do. Errors raised by shared hooks (auth) take the table's
  * remedy; when the request's own Content-Type was not understood, JSON, readable with curl.
@@ -132,7 +147,7 @@ export const otlpErrorFormat: ErrorFormat = {
         ? `${error.code}: ${error.message}`
         : otlpErrorMessage(error.code as OtlpErrorCode);
     return encodeStatus(requestFormat(request), {
-      code: row?.grpcCode ?? grpcCodes.INTERNAL,
+      code: row?.grpcCode ?? grpcCodesByStatus[error.status] ?? grpcCodes.INTERNAL,
       message: error instanceof OtlpError ? error.message : message,
     });
   },

@@ -3,12 +3,12 @@ import { encodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
 import { buildSpanTree } from '../../domain/tracing/queries-tree.ts';
 import { summarizeTrace } from '../../domain/tracing/trace-summary.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { errorResponses } from '../error-responses.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 import { errorsByDayAndKind, latencyByKind, usageByModel } from './analytics-store.ts';
 import { spanDetail, spanNode, traceItem, traceModels } from './answers.ts';
 import {
   analyticsQuery,
-  errorAnswer,
   errorsAnswer,
   latencyAnswer,
   spanAnswer,
@@ -26,7 +26,6 @@ import { listTraces } from './traces-store.ts';
 // ClickHouse, never Kafka. Every route needs a key with `traces:write`, the contract's only
 // tracing scope, and sees only the key's org.
 
-const errors = { 401: errorAnswer, 403: errorAnswer, 422: errorAnswer };
 const notFound = (what: string) =>
   new ApiError('not_found', 404, `No ${what} with this id in your org; it may be past retention or deleted.`);
 
@@ -45,7 +44,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
         tags: ['traces'],
         summary: 'Traces, newest first, with their totals',
         querystring: traceListQuery,
-        response: { 200: traceListAnswer, ...errors },
+        response: { 200: traceListAnswer, ...errorResponses('traces.list') },
       },
     },
     async (request) => {
@@ -81,7 +80,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
         tags: ['traces'],
         summary: 'One trace: its totals and its span tree, without input and output',
         params: traceParams,
-        response: { 200: traceAnswer, 404: errorAnswer, ...errors },
+        response: { 200: traceAnswer, ...errorResponses('traces.one') },
       },
     },
     async (request) => {
@@ -103,7 +102,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
         tags: ['traces'],
         summary: 'One span with everything stored',
         params: spanParams,
-        response: { 200: spanAnswer, 404: errorAnswer, ...errors },
+        response: { 200: spanAnswer, ...errorResponses('traces.one') },
       },
     },
     async (request) => {
@@ -126,7 +125,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
         tags: ['analytics'],
         summary: 'Spans and tokens by model by UTC day',
         querystring: analyticsQuery,
-        response: { 200: usageAnswer, ...errors },
+        response: { 200: usageAnswer, ...errorResponses('traces.list') },
       },
     },
     async (request) => ({
@@ -148,7 +147,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
         tags: ['analytics'],
         summary: 'Span duration percentiles by kind',
         querystring: analyticsQuery,
-        response: { 200: latencyAnswer, ...errors },
+        response: { 200: latencyAnswer, ...errorResponses('traces.list') },
       },
     },
     async (request) => ({
@@ -170,7 +169,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
         tags: ['analytics'],
         summary: 'Spans and error spans by UTC day and kind',
         querystring: analyticsQuery,
-        response: { 200: errorsAnswer, ...errors },
+        response: { 200: errorsAnswer, ...errorResponses('traces.list') },
       },
     },
     async (request) => ({

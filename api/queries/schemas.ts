@@ -191,7 +191,3 @@ export const errorsAnswer = z.object({
     }),
   ),
 });
-
-export const errorAnswer = z.object({
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().optional() }),
-});

@@ -78,3 +78,14 @@ export const inputAnswer = z.union([
   z.object({ done: z.string() }),
   z.object({ x: z.number().int(), y: z.number().int() }),
 ]);
+
+/** A success answered as raw bytes of `mediaType` (a file, a PNG), as /openapi.json documents it. */
+export const bytesAnswer = (mediaType: string, description: string) =>
+  z
+    .unknown()
+    .meta({ description, content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } } });
+
+/** What the desktop's accessibility routes answer: the browser's tree or a node's result. */
+export const accessibilityAnswer = data(
+  z.unknown().describe("the browser's accessibility node, or a node's result"),
+);

@@ -13,8 +13,9 @@ import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
 import { desktopStatus, type Sandbox } from '../../domain/sandboxes/sandbox.ts';
 import { checkRegion, positionOutsideScreen } from '../../domain/sandboxes/screen-geometry.ts';
 import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
+import { sandboxErrorResponses as errors } from '../error-responses.ts';
 import { guard } from './access.ts';
-import { data, desktopStatusAnswer, inputAnswer } from './answers.ts';
+import { accessibilityAnswer, bytesAnswer, data, desktopStatusAnswer, inputAnswer } from './answers.ts';
 import { idParams, parse, type SandboxContext } from './context.ts';
 import { startDesktop, stopDesktop } from './desktop.ts';
 import { desktopNotConfigured } from './errors.ts';
@@ -49,7 +50,7 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       tags,
       summary: 'The desktop status',
       params: idParams,
-      response: { 200: data(desktopStatusAnswer) },
+      response: { 200: data(desktopStatusAnswer), ...errors('desktop.status') },
     },
     handler: async (request) => {
       const { loaded } = await access.forRequest(request, 'desktop.status');
@@ -64,7 +65,7 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       summary: 'Start (resolves once the browser is ready) or stop the desktop',
       params: idParams,
       body: desktopActionBody,
-      response: { 200: data(desktopStatusAnswer) },
+      response: { 200: data(desktopStatusAnswer), ...errors('desktop.action') },
     },
     handler: async (request) => {
       const body = parse(desktopActionBody, request.body);
@@ -87,7 +88,7 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       summary: 'One pointer or keyboard action',
       params: idParams,
       body: inputAction,
-      response: { 200: data(inputAnswer) },
+      response: { 200: data(inputAnswer), ...errors('desktop.input') },
     },
     handler: async (request) => {
       const action = parse(inputAction, request.body);
@@ -109,6 +110,7 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       summary: 'A PNG of the screen or a region of it (headers x-image-width, x-image-height)',
       params: idParams,
       querystring: z.object({ region: z.string().optional().describe('x0,y0,x1,y1') }),
+      response: { 200: bytesAnswer('image/png', 'The screenshot.'), ...errors('desktop.screenshot') },
     },
     handler: async (request, reply) => {
       const { region } = parse(screenshotQuery, request.query);
@@ -141,6 +143,7 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
         depth: z.string().optional().describe('1 to 200'),
         include_hidden: z.enum(['true', 'false']).optional(),
       }),
+      response: { 200: accessibilityAnswer, ...errors('desktop.accessibility.tree') },
     },
     handler: async (request) => {
       const query = parse(accessibilityQuery, request.query);
@@ -161,6 +164,7 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       summary: "Act on a node of the tree (`press`, `focus`, `set-text`, `read`, or the node's own)",
       params: idParams,
       body: accessibilityActBody,
+      response: { 200: accessibilityAnswer, ...errors('desktop.accessibility.act') },
     },
     handler: async (request) => {
       const body = parse(accessibilityActBody, request.body);

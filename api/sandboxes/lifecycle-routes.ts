@@ -13,8 +13,17 @@ import {
 } from '../../domain/sandboxes/requests.ts';
 import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
 import { mintToken } from '../../domain/sandboxes/tokens.ts';
+import { sandboxErrorResponses as errors } from '../error-responses.ts';
 import { callerOf, guard } from './access.ts';
-import { data, execAnswer, fileWrittenAnswer, sandboxData, sandboxObject, tokenAnswer } from './answers.ts';
+import {
+  bytesAnswer,
+  data,
+  execAnswer,
+  fileWrittenAnswer,
+  sandboxData,
+  sandboxObject,
+  tokenAnswer,
+} from './answers.ts';
 import { idParams, orEmpty, parse, type SandboxContext } from './context.ts';
 
 // The sandbox routes other than the desktop's (domain/sandboxes/routes.ts holds their paths and
@@ -44,7 +53,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       tags,
       summary: 'Create a sandbox; answers once it runs',
       body: createSandboxBody,
-      response: { 201: one },
+      response: { 201: one, ...errors('sandboxes.create') },
     },
     handler: async (request, reply) => {
       const body = parse(createSandboxBody, orEmpty(request.body));
@@ -59,7 +68,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       tags,
       summary: 'Sandboxes, newest first',
       querystring: listQueryDoc,
-      response: { 200: data(z.array(sandboxObject)) },
+      response: { 200: data(z.array(sandboxObject)), ...errors('sandboxes.list') },
     },
     handler: async (request) => {
       const query = parse(listSandboxesQuery, request.query);
@@ -70,7 +79,12 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
 
   app.route({
     ...route('sandboxes.get'),
-    schema: { tags, summary: 'One sandbox, by id or name', params: idParams, response: { 200: one } },
+    schema: {
+      tags,
+      summary: 'One sandbox, by id or name',
+      params: idParams,
+      response: { 200: one, ...errors('sandboxes.get') },
+    },
     handler: async (request) => {
       const { loaded } = await access.forRequest(request, 'sandboxes.get');
       return { data: sandboxData(requireExisting(loaded.sandbox)) };
@@ -84,7 +98,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       summary: 'Replace metadata, change the idle timeout',
       params: idParams,
       body: updateSandboxBody,
-      response: { 200: one },
+      response: { 200: one, ...errors('sandbox.update') },
     },
     handler: async (request) => {
       const body = parse(updateSandboxBody, orEmpty(request.body));
@@ -101,7 +115,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
   for (const [name, command, summary] of lifecycle) {
     app.route({
       ...route(name),
-      schema: { tags, summary, params: idParams, response: { 200: one } },
+      schema: { tags, summary, params: idParams, response: { 200: one, ...errors(name) } },
       handler: async (request) => {
         const { loaded } = await access.forRequest(request, name);
         return { data: sandboxData(await commands.change(loaded.sandbox, command)) };
@@ -116,7 +130,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       summary: 'A running copy with the same files and metadata',
       params: idParams,
       body: forkSandboxBody,
-      response: { 201: one },
+      response: { 201: one, ...errors('sandbox.fork') },
     },
     handler: async (request, reply) => {
       const body = parse(forkSandboxBody, orEmpty(request.body));
@@ -133,7 +147,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       summary: 'Run a shell command as root and wait',
       params: idParams,
       body: execBody,
-      response: { 200: data(execAnswer) },
+      response: { 200: data(execAnswer), ...errors('sandbox.exec') },
     },
     handler: async (request) => {
       const body = parse(execBody, request.body);
@@ -152,6 +166,10 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       summary: 'Read one file (raw bytes, up to 64 MiB)',
       params: idParams,
       querystring: fileQuery,
+      response: {
+        200: bytesAnswer('application/octet-stream', "The file's bytes."),
+        ...errors('sandbox.files.read'),
+      },
     },
     handler: async (request, reply) => {
       const { path } = parse(fileQuery, request.query);
@@ -178,7 +196,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
         summary: 'Write one file from the raw body (up to 64 MiB)',
         params: idParams,
         querystring: fileQuery,
-        response: { 200: data(fileWrittenAnswer) },
+        response: { 200: data(fileWrittenAnswer), ...errors('sandbox.files.write') },
       },
       handler: async (request) => {
         const { path } = parse(fileQuery, request.query);
@@ -197,7 +215,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       summary: 'Mint a sandbox token (API key only)',
       params: idParams,
       body: createTokenBody,
-      response: { 201: data(tokenAnswer) },
+      response: { 201: data(tokenAnswer), ...errors('sandbox.tokens.create') },
     },
     handler: async (request, reply) => {
       const body = parse(createTokenBody, request.body);

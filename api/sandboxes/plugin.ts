@@ -10,6 +10,7 @@ import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
 import { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
+import { errorResponses } from '../error-responses.ts';
 import { SandboxAccess, sandboxScope } from './access.ts';
 import { data, sandboxData, sandboxObject } from './answers.ts';
 import { SandboxCommands } from './commands.ts';
@@ -124,7 +125,7 @@ function secretsRoute(app: Parameters<FastifyPluginAsyncZod>[0], ctx: SandboxCon
         tags: ['admin'],
         summary: 'Mark a sandbox as holding secrets',
         params: idParams,
-        response: { 200: data(sandboxObject) },
+        response: { 200: data(sandboxObject), ...errorResponses('sandbox.json') },
       },
     },
     async (request) => {

@@ -11,6 +11,7 @@ import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
 import { screenInputAllowed } from '../../domain/sandboxes/tokens.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { rfbFilterStream } from '../../sandbox-runtime/desktop/index.ts';
+import { sandboxErrorResponses } from '../error-responses.ts';
 import { ApiError } from '../errors.ts';
 import { type Caller, guard } from './access.ts';
 import type { Unusable } from './commands.ts';
@@ -189,6 +190,10 @@ export const screenRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext; hub: Scr
       querystring: z.object({
         token: z.string().optional().describe('a sandbox token with `view` or `control`'),
       }),
+      response: {
+        101: z.null().describe('Switching Protocols: the WebSocket is open.'),
+        ...sandboxErrorResponses('screen'),
+      },
     },
     handler: async (request, reply) => {
       const pending = pendingUpgrade(request);

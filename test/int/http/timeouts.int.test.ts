@@ -85,7 +85,7 @@ function promisingHeaders(path: string, bearer: string, contentType: string): st
 
 function expectCutAfter(closed: { afterMs: number; received: string }, timeoutMs: number) {
   expect(closed.received).toMatch(/^HTTP\/1\.1 408 /);
-  expect(closed.received).toContain('{"error":{"code":"request_timeout","message":');
+  expect(closed.received).toMatch(/request_timeout/);
   expect(closed.afterMs).toBeGreaterThanOrEqual(timeoutMs - 50);
   expect(closed.afterMs).toBeLessThan(timeoutMs + lateByAtMostMs);
 }

@@ -1,0 +1,103 @@
+import type { z } from 'zod';
+import type { SandboxRouteName } from '../domain/sandboxes/routes.ts';
+import { jsonErrorBody } from './errors.ts';
+import { inferenceErrorBody } from './inference/error-format.ts';
+
+// Every status a route can answer besides its success, for /openapi.json: one table by kind of
+// route, read by each route's schema as `response: { 200: …, ...errorResponses(kind) }`, with its
+// surface's error body (the zod schema its ErrorFormat writes). What the server answers before
+// any route runs, whatever the route, is added here once.
+
+/** The error body of each surface that has routes in the document (the OTLP route is hidden). */
+const errorBodies = { json: jsonErrorBody, inference: inferenceErrorBody } as const;
+type Surface = keyof typeof errorBodies;
+
+/** Why a status is answered, as the document says it. */
+const reasons: Record<number, string> = {
+  401: 'No live API key (or sandbox token) in `Authorization: Bearer …`.',
+  402: "The org's credit is used up.",
+  403: 'The key lacks the scope, or the sandbox token the ability or origin.',
+  404: 'Nothing with this id or name in the org.',
+  408: 'The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed.',
+  409: 'Not in a state for this: stopped, no desktop, or holding secrets.',
+  413: 'The JSON body is over 1 MiB.',
+  414: 'A path parameter is over 100 characters.',
+  415: 'The body is not application/json.',
+  422: 'A field, path or query parameter is missing or invalid: `param` names it.',
+  426: 'Open this URL as a WebSocket.',
+  431: 'The request line and headers are over 16 KiB; the connection is closed.',
+  502: 'The model did not answer; nothing was charged.',
+  503: 'Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent.',
+};
+
+/** Answered by the HTTP server itself, on any route (api/http-errors.ts). */
+const everyRoute = [408, 431] as const;
+
+/**
+ * The statuses of each kind of route. Behind the auth hook: 401, and 503 while the keys load; 403
+ * with a scope. A path parameter: 414 when over Fastify's 100 characters, 422 when not valid.
+ */
+export const routeKinds = {
+  /** GET /api/me: any live key. */
+  account: { surface: 'json', statuses: [401, 503] },
+  /** GET /api/billing/summary: any live key, a query. */
+  billing: { surface: 'json', statuses: [401, 422, 503] },
+  /** The trace and analytics lists: `traces:write`, a query. */
+  'traces.list': { surface: 'json', statuses: [401, 403, 422, 503] },
+  /** One trace or span, and trace deletion, by id. */
+  'traces.one': { surface: 'json', statuses: [401, 403, 404, 414, 422, 503] },
+  /** POST /api/inference/:model/v1/titles and /previews (spec 000, Errors). */
+  'inference.write': { surface: 'inference', statuses: [401, 402, 403, 404, 413, 414, 415, 422, 502, 503] },
+  /** GET /api/inference/requests. */
+  'inference.read': { surface: 'inference', statuses: [401, 403, 422, 503] },
+  /** POST /api/sandboxes: a JSON body (an empty one too). */
+  'sandboxes.create': { surface: 'json', statuses: [401, 403, 413, 422, 503] },
+  /** GET /api/sandboxes. */
+  'sandboxes.list': { surface: 'json', statuses: [401, 403, 422, 503] },
+  /** A sandbox read as it is, whatever its state: GET /sandboxes/:id, the desktop's status. */
+  'sandbox.read': { surface: 'json', statuses: [401, 403, 404, 414, 422, 503] },
+  /** A call on a sandbox that needs it running (or its desktop), without a JSON body. */
+  sandbox: { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 503] },
+  /** A call on a sandbox with a JSON body: lifecycle, exec, tokens, the desktop's actions. */
+  'sandbox.json': { surface: 'json', statuses: [401, 403, 404, 409, 413, 414, 422, 503] },
+  /** GET /sandboxes/:id/screen, the WebSocket: a plain GET is 426. */
+  'sandbox.screen': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 426, 503] },
+} as const satisfies Record<string, { surface: Surface; statuses: readonly number[] }>;
+
+export type RouteKind = keyof typeof routeKinds;
+
+/** The kind of each sandbox route (domain/sandboxes/routes.ts). */
+export const sandboxRouteKinds: Record<SandboxRouteName, RouteKind> = {
+  'sandboxes.create': 'sandboxes.create',
+  'sandboxes.list': 'sandboxes.list',
+  'sandboxes.get': 'sandbox.read',
+  'sandbox.update': 'sandbox.json',
+  'sandbox.destroy': 'sandbox.json',
+  'sandbox.stop': 'sandbox.json',
+  'sandbox.resume': 'sandbox.json',
+  'sandbox.fork': 'sandbox.json',
+  'sandbox.exec': 'sandbox.json',
+  'sandbox.files.read': 'sandbox',
+  // Its body is the file's bytes, any type; one over 64 MiB is 422 on `contents`, not 413.
+  'sandbox.files.write': 'sandbox',
+  'sandbox.tokens.create': 'sandbox.json',
+  'desktop.status': 'sandbox.read',
+  'desktop.action': 'sandbox.json',
+  'desktop.input': 'sandbox.json',
+  'desktop.screenshot': 'sandbox',
+  'desktop.accessibility.tree': 'sandbox',
+  'desktop.accessibility.act': 'sandbox.json',
+  screen: 'sandbox.screen',
+};
+
+/** The error responses of a kind of route, for its schema's `response`. */
+export function errorResponses(kind: RouteKind): Record<number, z.ZodType> {
+  const { surface, statuses } = routeKinds[kind];
+  const body = errorBodies[surface];
+  return Object.fromEntries(
+    [...statuses, ...everyRoute].map((status) => [status, body.describe(reasons[status] ?? '')]),
+  );
+}
+
+/** The error responses of a sandbox route, for its schema's `response`. */
+export const sandboxErrorResponses = (route: SandboxRouteName) => errorResponses(sandboxRouteKinds[route]);
