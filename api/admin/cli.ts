@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type Scope, scopes } from '../../domain/orgs/events.ts';
+import { config } from '../../platform/config.ts';
 import { createPgPool } from '../../platform/postgres.ts';
 import { createEventProducer } from '../../producers/producer.ts';
 import {
@@ -90,7 +91,19 @@ try {
 }
 const command = parsed.positionals.slice(0, 2).join(' ');
 const pool = createPgPool(2);
-const producer = await createEventProducer('orrery-admin');
+// An operator waits for an answer rather than retrying: the command's publish may take as long as
+// a broker needs (a stack just started, topics just made), however short the API's waits are.
+const { timeouts } = config().kafka;
+const producer = await createEventProducer('orrery-admin', {
+  settings: {
+    ...config().kafka,
+    timeouts: {
+      requestMs: Math.max(timeouts.requestMs, 5_000),
+      deliveryMs: Math.max(timeouts.deliveryMs, 30_000),
+      callerMs: Math.max(timeouts.callerMs, 30_000),
+    },
+  },
+});
 try {
   const result = await run({ pool, producer }, command, parsed.values);
   process.stdout.write(

@@ -1,0 +1,152 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { request as otlpRequest, span, toOtlpJson } from './otlp-fixtures.ts';
+
+// OTLP and title clients that retry as real ones do (an exporter resends the same body, an SDK the
+// same Idempotency-Key) and keep a record of every answer they met, for a test that kills parts
+// of the platform under them (test/int/backbone/chaos.int.test.ts).
+
+export interface Met {
+  surface: 'otlp' | 'title';
+  at: number;
+  /** 0 when no answer came (connection refused or reset, or no answer in 15 s). */
+  status: number;
+  /** For a 503: it had Retry-After and the surface's error body; else what was wrong. */
+  problem?: string;
+}
+
+export interface ChaosLoad {
+  /** Every answer other than 200, in order. */
+  readonly refusals: Met[];
+  /** Span keys (`trace:span`) of exports answered 200. */
+  readonly acknowledgedSpans: string[];
+  /** Span keys of every export sent, answered or not. */
+  readonly sentSpans: string[];
+  /** Request ids of title requests answered 200. */
+  readonly answeredTitles: string[];
+  /** Answers of 200 so far, by surface. */
+  served(surface: Met['surface']): number;
+  /** Stops starting new requests; each in hand is retried until answered, or until `deadline`. */
+  stop(deadline: number): Promise<void>;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The two loads against `apiUrl` with `key`: `exporters` OTLP clients, `titlers` title clients. */
+export function startChaosLoad(options: {
+  apiUrl: string;
+  key: string;
+  model: string;
+  exporters: number;
+  titlers: number;
+}): ChaosLoad {
+  const refusals: Met[] = [];
+  const acknowledgedSpans: string[] = [];
+  const sentSpans: string[] = [];
+  const answeredTitles: string[] = [];
+  const servedCount = { otlp: 0, title: 0 };
+  let stopping = false;
+  let deadline = Number.POSITIVE_INFINITY;
+
+  async function post(path: string, body: string, headers: Record<string, string>) {
+    try {
+      const response = await fetch(`${options.apiUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', ...headers },
+        body,
+        signal: AbortSignal.timeout(15_000),
+      });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    } catch {
+      return { status: 0, headers: new Headers(), text: '' };
+    }
+  }
+
+  /** Sends until 200 (or the deadline once stopping); records what else it met. */
+  async function untilServed(
+    surface: Met['surface'],
+    send: () => ReturnType<typeof post>,
+  ): Promise<Awaited<ReturnType<typeof post>> | undefined> {
+    for (;;) {
+      const answer = await send();
+      if (answer.status === 200) {
+        servedCount[surface] += 1;
+        return answer;
+      }
+      refusals.push({ surface, at: Date.now(), status: answer.status, problem: problemOf(surface, answer) });
+      if (Date.now() > deadline) return undefined;
+      // Sooner than Retry-After asks, as exporters with short backoffs do: more answers to check.
+      await pause(250);
+    }
+  }
+
+  async function exporter() {
+    while (!stopping) {
+      const spans = Array.from({ length: 20 }, (_, index) =>
+        span({
+          traceId: randomBytes(16).toString('hex'),
+          spanId: randomBytes(8).toString('hex'),
+          name: `step ${index}`,
+        }),
+      );
+      const body = toOtlpJson(otlpRequest(spans), 'string');
+      const keys = spans.map((each) => `${each.traceId}:${each.spanId}`);
+      sentSpans.push(...keys);
+      const answer = await untilServed('otlp', () => post('/api/otlp/v1/traces', body, {}));
+      if (answer) acknowledgedSpans.push(...keys);
+      await pause(50);
+    }
+  }
+
+  async function titler() {
+    while (!stopping) {
+      const idempotencyKey = randomUUID();
+      const body = JSON.stringify({ messages: [{ role: 'user', content: 'How do I reset my password?' }] });
+      const answer = await untilServed('title', () =>
+        post(`/api/inference/${options.model}/v1/titles`, body, { 'idempotency-key': idempotencyKey }),
+      );
+      const requestId = answer?.headers.get('x-request-id');
+      if (requestId) answeredTitles.push(requestId);
+      await pause(50);
+    }
+  }
+
+  const workers = [
+    ...Array.from({ length: options.exporters }, exporter),
+    ...Array.from({ length: options.titlers }, titler),
+  ];
+  return {
+    refusals,
+    acknowledgedSpans,
+    sentSpans,
+    answeredTitles,
+    served: (surface) => servedCount[surface],
+    async stop(until) {
+      stopping = true;
+      deadline = until;
+      await Promise.all(workers);
+    },
+  };
+}
+
+/** What is wrong with an answer that is not 200: anything but a well-formed 503 is. */
+function problemOf(
+  surface: Met['surface'],
+  answer: { status: number; headers: Headers; text: string },
+): string | undefined {
+  if (answer.status === 0) return 'no answer';
+  if (answer.status !== 503) return `status ${answer.status}: ${answer.text.slice(0, 200)}`;
+  if (!(Number(answer.headers.get('retry-after')) > 0)) return '503 without Retry-After';
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    return `503 whose body is not JSON: ${answer.text.slice(0, 200)}`;
+  }
+  const wellFormed =
+    surface === 'otlp'
+      ? (body as { code?: unknown; message?: unknown }).code === 14 &&
+        String((body as { message?: unknown }).message).startsWith('tracing_unavailable: ')
+      : (body as { error?: { code?: unknown; type?: unknown } }).error?.code === 'usage_unavailable' &&
+        (body as { error?: { type?: unknown } }).error?.type === 'api_error';
+  return wellFormed ? undefined : `503 not in the ${surface} error shape: ${answer.text.slice(0, 200)}`;
+}
