@@ -86,6 +86,8 @@ export function startChaosLoad(options: {
           traceId: randomBytes(16).toString('hex'),
           spanId: randomBytes(8).toString('hex'),
           name: `step ${index}`,
+          startTimeUnixNano: BigInt(Date.now()) * 1_000_000n,
+          endTimeUnixNano: BigInt(Date.now() + 5) * 1_000_000n,
         }),
       );
       const body = toOtlpJson(otlpRequest(spans), 'string');

@@ -96,7 +96,7 @@ beforeAll(async () => {
       return;
     }
     lines.push(line);
-    if ((line.service === 'supervisor' || line.service === 'stack') && line.level >= 40)
+    if (((line.service === 'supervisor' || line.service === 'stack') && line.level >= 40) || line.level >= 50)
       log(`${line.service}: ${line.msg}`);
   });
   for (const name of ['api', 'consumers', 'jobs'] as const)
@@ -284,6 +284,7 @@ describe('what the load met, and what was kept', () => {
   it('stores every acknowledged span exactly once, and bills every answered title once', async () => {
     const acknowledged = new Set(load.acknowledgedSpans);
     const sent = new Set(load.sentSpans);
+    let lastCount = -1;
     const stored = await eventually(
       async () => {
         const found = await (
@@ -293,6 +294,8 @@ describe('what the load met, and what was kept', () => {
             format: 'JSONEachRow',
           })
         ).json<{ key: string; copies: string }>();
+        if (found.length !== lastCount)
+          log(`${(lastCount = found.length)} of ${acknowledged.size} acknowledged spans stored`);
         return found.length >= acknowledged.size ? found : undefined;
       },
       120_000,
