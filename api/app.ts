@@ -4,7 +4,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { AdmissionLimits } from '../domain/tracing/admission.ts';
 import { limits } from '../domain/tracing/truncation.ts';
 import { config, developmentTokenSecret, type InferenceModelConfig } from '../platform/config.ts';
-import { DependencyWatch, defaultWatchTimings, type WatchTimings } from '../platform/dependency-watch.ts';
+import type { DependencyWatch, WatchTimings } from '../platform/dependency-watch.ts';
 import type { HttpTimeouts } from '../platform/http-settings.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/postgres.ts';
@@ -25,7 +25,7 @@ import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
-import { apiReadiness, type Readiness } from './readiness.ts';
+import { apiReadiness, type Readiness, storeWatch } from './readiness.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
 import { serverOptions } from './server-options.ts';
 
@@ -61,18 +61,6 @@ function apiReadinessCheck(deps: ApiDeps, watch: DependencyWatch<Dependency>): (
     });
 }
 
-/** A `SELECT 1` on the API's own pool, and a metadata request over the producer's connections. */
-function dependencyWatch(deps: ApiDeps): DependencyWatch<Dependency> {
-  const timings = deps.watchTimings ?? defaultWatchTimings;
-  return new DependencyWatch<Dependency>(
-    {
-      postgres: async () => (await deps.pool.query('SELECT 1')).rowCount === 1,
-      kafka: () => deps.producer.reachable(timings.timeoutMs),
-    },
-    timings,
-  );
-}
-
 /** The API: shared concerns registered once, then one plugin per surface under /api. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -101,7 +89,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  const watch = dependencyWatch(deps);
+  const watch = storeWatch({ postgres: deps.pool, kafka: deps.producer }, deps.watchTimings);
   await watch.start();
   await app.register(dependenciesPlugin, { watch });
   await app.register(observabilityPlugin, { readiness: apiReadinessCheck(deps, watch) });

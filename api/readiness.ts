@@ -2,7 +2,15 @@
 // should be sent traffic. A process is ready only when every check is; an unreachable dependency
 // says more than "starting", so it wins the summary.
 
-import type { DependencyCheck } from '../platform/dependency-watch.ts';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import {
+  type DependencyCheck,
+  DependencyWatch,
+  defaultWatchTimings,
+  type WatchTimings,
+} from '../platform/dependency-watch.ts';
+import type { PgPool } from '../platform/postgres.ts';
+import type { EventProducer } from '../producers/producer.ts';
 
 export type KeysCheck = 'caught_up' | 'starting';
 export type ReadinessStatus = 'ready' | 'not_ready' | 'starting';
@@ -20,15 +28,59 @@ export interface ApiChecks {
 }
 
 export function apiReadiness(checks: ApiChecks): Readiness {
-  return { status: statusOf(checks), checks: { ...checks } };
+  return readinessOf({ ...checks });
 }
 
-function statusOf(checks: ApiChecks): ReadinessStatus {
-  if (checks.postgres === 'unreachable' || checks.kafka === 'unreachable') return 'not_ready';
-  return checks.keys === 'starting' ? 'starting' : 'ready';
+/** Not ready while any dependency is unreachable, starting while anything starts, else ready. */
+export function readinessOf(checks: Record<string, KeysCheck | DependencyCheck>): Readiness {
+  const values = Object.values(checks);
+  const status = values.includes('unreachable')
+    ? 'not_ready'
+    : values.includes('starting')
+      ? 'starting'
+      : 'ready';
+  return { status, checks: { ...checks } };
 }
 
-/** For a process whose readiness is one flag (the consumers, the jobs): no dependency listed. */
-export function readyWhen(ready: () => boolean): () => Promise<Readiness> {
-  return async () => ({ status: ready() ? 'ready' : 'starting', checks: {} });
+/** The stores a process uses, each watched under its own name. */
+export interface Stores {
+  postgres: PgPool;
+  clickhouse: ClickHouseClient;
+  kafka: EventProducer;
+}
+
+/**
+ * A watch of the stores given: a `SELECT 1` on the process's own pool, ClickHouse's `/ping`, and a
+ * metadata request over the producer's connections, each bounded (platform/dependency-watch.ts).
+ */
+export function storeWatch<Name extends keyof Stores>(
+  stores: Pick<Stores, Name>,
+  timings: WatchTimings = defaultWatchTimings,
+): DependencyWatch<Name> {
+  const all = stores as Partial<Stores>;
+  const probes: Record<keyof Stores, (() => Promise<boolean>) | undefined> = {
+    postgres: all.postgres && (async () => (await all.postgres!.query('SELECT 1')).rowCount === 1),
+    clickhouse: all.clickhouse && (async () => (await all.clickhouse!.ping()).success),
+    kafka: all.kafka && (() => all.kafka!.reachable(timings.timeoutMs)),
+  };
+  const watched = Object.fromEntries(
+    (Object.keys(stores) as Name[]).map((name) => [name, probes[name]!]),
+  ) as Record<Name, () => Promise<boolean>>;
+  return new DependencyWatch(watched, timings);
+}
+
+/**
+ * /readyz for a process whose work is its own (the consumers, the jobs): each store's last
+ * answer, and `started` until the process has started its work.
+ */
+export function watchedReadiness<Name extends keyof Stores>(
+  watch: DependencyWatch<Name>,
+  names: readonly Name[],
+  started: () => boolean = () => true,
+): () => Promise<Readiness> {
+  return async () =>
+    readinessOf({
+      ...(started() ? {} : { work: 'starting' as const }),
+      ...Object.fromEntries(names.map((name) => [name, watch.check(name)])),
+    });
 }

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { observabilityPlugin } from '../api/observability.ts';
-import { readyWhen } from '../api/readiness.ts';
+import { storeWatch, watchedReadiness } from '../api/readiness.ts';
 import { serverOptions } from '../api/server-options.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import { config } from '../platform/config.ts';
@@ -21,12 +21,18 @@ for (const projection of Object.values(allProjections({ pool, clickhouse }))) {
 }
 
 const server = Fastify(serverOptions(logger));
-await server.register(observabilityPlugin, { readiness: readyWhen(() => running.length > 0) });
+// Ready while every store it projects from and into answers (it listens once its consumers run).
+const watch = storeWatch({ postgres: pool, clickhouse, kafka: producer });
+await watch.start();
+await server.register(observabilityPlugin, {
+  readiness: watchedReadiness(watch, ['postgres', 'clickhouse', 'kafka']),
+});
 await server.listen({ host: config().api.host, port: config().consumers.port });
 
 onShutdown(logger, async () => {
   await Promise.all(running.map((consumer) => consumer.stop()));
   await server.close();
+  watch.stop();
   await producer.disconnect();
   await Promise.all([pool.end(), clickhouse.close()]);
 });

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { observabilityPlugin } from '../api/observability.ts';
-import { readyWhen } from '../api/readiness.ts';
+import { storeWatch, watchedReadiness } from '../api/readiness.ts';
 import { serverOptions } from '../api/server-options.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import { config } from '../platform/config.ts';
@@ -68,13 +68,19 @@ for (const job of jobs) {
 }
 
 const server = Fastify(serverOptions(logger));
-await server.register(observabilityPlugin, { readiness: readyWhen(() => true) });
+// Ready while every store its jobs read and write answers.
+const watch = storeWatch({ postgres: pool, clickhouse, kafka: producer });
+await watch.start();
+await server.register(observabilityPlugin, {
+  readiness: watchedReadiness(watch, ['postgres', 'clickhouse', 'kafka']),
+});
 await server.listen({ host: config().api.host, port: intervals.port });
 
 onShutdown(logger, async () => {
   for (const timer of timers) clearInterval(timer);
   await Promise.allSettled(running);
   await server.close();
+  watch.stop();
   await producer.disconnect();
   await Promise.all([pool.end(), clickhouse.close()]);
 });

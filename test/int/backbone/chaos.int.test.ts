@@ -201,6 +201,14 @@ describe('the platform supervisor, under load', () => {
       'the consumers back',
     );
     recoveries.push(`consumers: ready again ${Date.now() - killedAt} ms after the kill`);
+    // The consumers and the jobs name the stores they watch.
+    for (const name of ['consumers', 'jobs'] as const) {
+      const readiness = await (await fetch(`http://127.0.0.1:${ports[name]}/readyz`)).json();
+      expect(readiness).toEqual({
+        status: 'ready',
+        checks: { postgres: 'ok', clickhouse: 'ok', kafka: 'ok' },
+      });
+    }
     expect(platformPids()).toEqual({ ...before, consumers: lastPid('consumers') });
     await bothServed('consumers', killedAt);
   }, 120_000);

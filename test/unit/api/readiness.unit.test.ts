@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { apiReadiness, readyWhen } from '../../../api/readiness.ts';
+import { apiReadiness, watchedReadiness } from '../../../api/readiness.ts';
+import { DependencyWatch } from '../../../platform/dependency-watch.ts';
 
 describe('apiReadiness', () => {
   it('is ready when the keys are caught up and Postgres and Kafka answer', () => {
@@ -22,12 +23,28 @@ describe('apiReadiness', () => {
   });
 });
 
-describe('readyWhen', () => {
-  it('follows its flag and lists no check', async () => {
-    let flag = false;
-    const readiness = readyWhen(() => flag);
-    expect(await readiness()).toEqual({ status: 'starting', checks: {} });
-    flag = true;
-    expect(await readiness()).toEqual({ status: 'ready', checks: {} });
+describe('watchedReadiness', () => {
+  it('names each store, and is not ready while one of them is unreachable', async () => {
+    let clickhouseUp = true;
+    const watch = new DependencyWatch(
+      { postgres: async () => true, clickhouse: async () => clickhouseUp },
+      { intervalMs: 60_000, timeoutMs: 100 },
+    );
+    await watch.start();
+    const readiness = watchedReadiness(watch, ['postgres', 'clickhouse']);
+    expect(await readiness()).toEqual({ status: 'ready', checks: { postgres: 'ok', clickhouse: 'ok' } });
+    watch.stop();
+
+    clickhouseUp = false;
+    const down = new DependencyWatch(
+      { postgres: async () => true, clickhouse: async () => clickhouseUp },
+      { intervalMs: 60_000, timeoutMs: 100 },
+    );
+    await down.start();
+    expect(await watchedReadiness(down, ['postgres', 'clickhouse'])()).toEqual({
+      status: 'not_ready',
+      checks: { postgres: 'ok', clickhouse: 'unreachable' },
+    });
+    down.stop();
   });
 });
