@@ -302,8 +302,10 @@ describe('what the load met, and what was kept', () => {
             format: 'JSONEachRow',
           })
         ).json<{ key: string; copies: string }>();
-        if (found.length !== lastCount)
-          log(`${(lastCount = found.length)} of ${acknowledged.size} acknowledged spans stored`);
+        if (found.length !== lastCount) {
+          lastCount = found.length;
+          log(`${lastCount} of ${acknowledged.size} acknowledged spans stored`);
+        }
         return found.length >= acknowledged.size ? found : undefined;
       },
       120_000,

@@ -32,15 +32,18 @@ async function serverWith(kafkaUp: () => boolean): Promise<FastifyInstance> {
   return server;
 }
 
+const exportTo = (server: FastifyInstance) =>
+  server.inject({
+    method: 'POST',
+    url: '/v1/traces',
+    headers: { 'content-type': 'application/json' },
+    payload: '{}',
+  });
+
 describe('refuseWhileAway', () => {
   it('answers 503 with Retry-After in the route’s own shape while a needed dependency is away', async () => {
     app = await serverWith(() => false);
-    const refused = await app.inject({
-      method: 'POST',
-      url: '/v1/traces',
-      headers: { 'content-type': 'application/json' },
-      payload: '{}',
-    });
+    const refused = await exportTo(app);
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
     expect(refused.json().message).toMatch(/^tracing_unavailable: .*\(Kafka cannot be reached just now/);
@@ -48,12 +51,7 @@ describe('refuseWhileAway', () => {
 
   it('lets the request through while every needed dependency answers', async () => {
     app = await serverWith(() => true);
-    const served = await app.inject({
-      method: 'POST',
-      url: '/v1/traces',
-      headers: { 'content-type': 'application/json' },
-      payload: '{}',
-    });
+    const served = await exportTo(app);
     expect(served.statusCode).toBe(200);
   });
 });
