@@ -15,9 +15,16 @@ export interface Met {
 }
 
 export interface ChaosLoad {
-  /** Every answer other than 200, in order. */
+  /**
+   * Every answer other than 200, in order, and every 200 that refused spans (`partial_success`,
+   * 001 "Refused spans"; its `problem` says how many and why).
+   */
   readonly refusals: Met[];
-  /** Span keys (`trace:span`) of exports answered 200. */
+  /**
+   * Span keys (`trace:span`) of exports answered 200 without `partial_success`: only those are
+   * promised to be stored. A 200 that refused some spans does not say which, so none of its spans
+   * count as acknowledged.
+   */
   readonly acknowledgedSpans: string[];
   /** Span keys of every export sent, answered or not. */
   readonly sentSpans: string[];
@@ -94,7 +101,9 @@ export function startChaosLoad(options: {
       const keys = spans.map((each) => `${each.traceId}:${each.spanId}`);
       sentSpans.push(...keys);
       const answer = await untilServed('otlp', () => post('/api/otlp/v1/traces', body, {}));
-      if (answer) acknowledgedSpans.push(...keys);
+      const refused = answer && partialSuccessOf(answer.text);
+      if (refused) refusals.push({ surface: 'otlp', at: Date.now(), status: 200, problem: refused });
+      else if (answer) acknowledgedSpans.push(...keys);
       await pause(50);
     }
   }
@@ -128,6 +137,26 @@ export function startChaosLoad(options: {
       await Promise.all(workers);
     },
   };
+}
+
+/**
+ * What an OTLP/JSON 200 refused, as `partial_success` puts it (`rejectedSpans` is an int64, so a
+ * decimal string); undefined when it refused nothing. An exporter does not retry these spans.
+ */
+export function partialSuccessOf(text: string): string | undefined {
+  let body: { partialSuccess?: { rejectedSpans?: unknown; errorMessage?: unknown } };
+  try {
+    body = JSON.parse(text || '{}');
+  } catch {
+    return `200 whose body is not JSON: ${text.slice(0, 200)}`;
+  }
+  const partial = body.partialSuccess;
+  if (partial === undefined) return undefined;
+  const rejected = Number(partial.rejectedSpans ?? 0);
+  const message = String(partial.errorMessage ?? '');
+  // A partial_success with no spans refused is a warning only (OTLP), never a lost span.
+  if (rejected === 0) return undefined;
+  return `200 with partial_success: ${rejected} spans refused (${message})`;
 }
 
 /** What is wrong with an answer that is not 200: anything but a well-formed 503 is. */

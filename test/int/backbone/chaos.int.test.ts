@@ -19,8 +19,9 @@ import { freePort } from '../../harness/secure-cluster.ts';
 // killing the shared stack's daemons would fail whatever else runs on it) under OTLP and title
 // load, and the API, the consumers, ClickHouse, Postgres and Kafka are killed with -9 in turn.
 // Each comes back by itself while the others keep their pids; the load meets only 200s and
-// well-formed 503s with Retry-After (no 401, and no missing answer while the API process lives);
-// at the end every acknowledged span is stored exactly once and every answered title billed once.
+// well-formed 503s with Retry-After (no 401, no 200 refusing spans in partial_success, and no
+// missing answer while the API process lives); at the end every acknowledged span (answered 200
+// with nothing refused) is stored exactly once and every answered title billed once.
 // Every wait is for what the supervisor logs or a health check or the load answers, bounded.
 
 interface LogLine {
