@@ -23,6 +23,7 @@ import { observabilityPlugin } from './observability.ts';
 import { AdmissionLeases } from './otlp/admission-lease.ts';
 import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
+import { otlpTracesPathItem } from './otlp/openapi.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
 import { apiReadiness, type Readiness, storeWatch } from './readiness.ts';
@@ -88,6 +89,16 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // The OTLP route reads its body as a stream, which route schemas cannot describe: its path
+    // item is written by hand from the spec's response table (otlp/openapi.ts).
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const { openapiObject } = document;
+      return {
+        ...openapiObject,
+        paths: { ...openapiObject.paths, [`${surfacePrefixes.otlp}/v1/traces`]: otlpTracesPathItem() },
+      };
+    },
   });
   const watch = storeWatch({ postgres: deps.pool, kafka: deps.producer }, deps.watchTimings);
   await watch.start();

@@ -22,4 +22,21 @@ it('serves health, readiness, Prometheus metrics and the OpenAPI 3.1 document', 
   expect(openapi.openapi).toBe('3.1.0');
   expect(Object.keys(openapi.paths)).toContain('/api/me');
   expect(openapi.paths['/api/me'].get.responses['200']).toBeDefined();
+  // The OTLP route, written from the spec's response table: both encodings, every status.
+  const otlp = openapi.paths['/api/otlp/v1/traces'].post;
+  expect(Object.keys(otlp.requestBody.content).sort()).toEqual([
+    'application/json',
+    'application/x-protobuf',
+  ]);
+  expect(Object.keys(otlp.responses).sort()).toEqual([
+    '200',
+    '400',
+    '401',
+    '403',
+    '408',
+    '413',
+    '415',
+    '431',
+    '503',
+  ]);
 });

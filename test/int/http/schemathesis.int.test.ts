@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { enableTracing } from '../../../api/admin/commands.ts';
+import { eventually } from '../../harness/platform.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes/given.ts';
 
 // Schemathesis (PyPI, pinned in infra/bootstrap.mjs, which `npm test` runs first) over the API's
@@ -39,7 +41,15 @@ let key: string;
 let reportDir: string;
 beforeAll(async () => {
   api = await givenSandboxApi();
-  key = (await api.newOrg('Schemathesis', ['inference:invoke', 'traces:write', 'sandboxes:write'])).key;
+  const org = await api.newOrg('Schemathesis', ['inference:invoke', 'traces:write', 'sandboxes:write']);
+  key = org.key;
+  // In the tracing beta, so generated exports are read and judged, not all refused with 403.
+  await enableTracing(api.platform.admin, org.orgId);
+  await eventually(
+    async () => (api.platform.directory.org(org.orgId)?.tracingEnabled ? true : undefined),
+    10_000,
+    'tracing enabled in the directory',
+  );
   baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
   reportDir = mkdtempSync(join(tmpdir(), 'orrery-schemathesis-'));
 }, prepareTimeoutMs);
