@@ -37,6 +37,8 @@ export async function startTestPlatform(
     sandboxes?: ApiDeps['sandboxes'];
     /** The HTTP server's timeouts; ORRERY_HTTP_* when absent. */
     httpTimeouts?: ApiDeps['httpTimeouts'];
+    /** The title and preview models; ORRERY_MODELS when absent. */
+    models?: ApiDeps['models'];
     /**
      * Stands in for the follower's `isCaughtUp()`, so a test can hold the API as just restarted
      * (keys not yet read) and then let it catch up, with the directory following the stream.
@@ -64,6 +66,7 @@ export async function startTestPlatform(
     tracingLimits: options.tracingLimits,
     sandboxes: options.sandboxes,
     httpTimeouts: options.httpTimeouts,
+    models: options.models,
     ready: options.keysCaughtUp ?? (() => follower.isCaughtUp()),
   });
   options.beforeReady?.(api);

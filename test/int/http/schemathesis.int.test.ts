@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { enableTracing } from '../../../api/admin/commands.ts';
+import { enableTracing, grantCredit } from '../../../api/admin/commands.ts';
+import { type ModelServer, startModelServer } from '../../harness/model-server.ts';
 import { eventually } from '../../harness/platform.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes/given.ts';
 
@@ -39,22 +40,45 @@ let api: SandboxApi;
 let baseUrl: string;
 let key: string;
 let reportDir: string;
+let model: ModelServer;
 beforeAll(async () => {
-  api = await givenSandboxApi();
+  model = await startModelServer();
+  api = await givenSandboxApi(
+    {},
+    {
+      models: [
+        {
+          name: 'scribe',
+          writes: ['titles', 'previews'],
+          baseUrl: model.baseUrl,
+          timeoutMs: 2000,
+          retries: 0,
+          maxTokens: 64,
+        },
+      ],
+    },
+  );
   const org = await api.newOrg('Schemathesis', ['inference:invoke', 'traces:write', 'sandboxes:write']);
   key = org.key;
+  // Credit, so a title or preview is answered rather than refused with 402.
+  await grantCredit(api.platform.admin, org.orgId, 1_000_000, 'schemathesis');
   // In the tracing beta, so generated exports are read and judged, not all refused with 403.
   await enableTracing(api.platform.admin, org.orgId);
   await eventually(
-    async () => (api.platform.directory.org(org.orgId)?.tracingEnabled ? true : undefined),
+    async () =>
+      api.platform.directory.org(org.orgId)?.tracingEnabled &&
+      api.platform.directory.balanceCents(org.orgId) > 0
+        ? true
+        : undefined,
     10_000,
-    'tracing enabled in the directory',
+    'tracing and credit in the directory',
   );
   baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
   reportDir = mkdtempSync(join(tmpdir(), 'orrery-schemathesis-'));
 }, prepareTimeoutMs);
 afterAll(async () => {
   await api.cleanup();
+  await model?.close();
   rmSync(reportDir, { recursive: true, force: true });
 });
 
@@ -130,6 +154,8 @@ it(
     ).toEqual([]);
     expect(report.errors, run.output).toEqual([]);
     expect([run.code, report.exit_code], run.output).toEqual([0, 0]);
+    // Generated titles and previews got past the checks before the model, to the model itself.
+    expect(model.requests.length).toBeGreaterThan(0);
   },
   runLimitMs + 10_000,
 );

@@ -55,7 +55,7 @@ export interface SandboxApi {
  */
 export async function givenSandboxApi(
   sandboxes: ApiDeps['sandboxes'] | ((runtime: SandboxRuntime) => ApiDeps['sandboxes']) = {},
-  options: { httpTimeouts?: ApiDeps['httpTimeouts'] } = {},
+  options: { httpTimeouts?: ApiDeps['httpTimeouts']; models?: ApiDeps['models'] } = {},
 ): Promise<SandboxApi> {
   const dir = mkdtempSync(join(tmpdir(), 'orrery-sandbox-api-'));
   const runtime = new SandboxRuntime({ dir });
@@ -70,6 +70,7 @@ export async function givenSandboxApi(
       ...(typeof sandboxes === 'function' ? sandboxes(runtime) : sandboxes),
     },
     httpTimeouts: options.httpTimeouts,
+    models: options.models,
   });
   async function newOrg(name: string, scopes: Scope[] = ['sandboxes:write']) {
     const org = await createOrg(platform.admin, name);
