@@ -101,7 +101,8 @@ export function spanRow(
 const spanTables = ['spans', 'trace_fragments', 'span_facts'] as const;
 
 const mutationPollMs = 100;
-// Well inside the group session timeout (30 s): the runtime does not heartbeat during a project().
+// How long a batch waits for its deletions to be applied before it commits anyway (librdkafka
+// heartbeats from its own thread, so the wait does not cost the group its partitions).
 const mutationWaitMs = 10_000;
 
 export function spansClickHouseProjection(clickhouse: ClickHouseClient): Projection<SpanEvent> {

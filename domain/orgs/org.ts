@@ -1,7 +1,8 @@
 import type { OrgEvent, Scope } from './events.ts';
 
-// An org as the decider sees it: folded from its events by `evolve`, the same function the
-// Postgres projection and the API's in-memory cache use.
+// An org as the decider sees it: folded from its events by `evolve`, the same function the API's
+// in-memory directory uses (api/auth/org-directory.ts). The Postgres projection writes the same
+// facts with SQL of its own (projections/org.ts).
 
 export interface ApiKeyState {
   keyId: string;
