@@ -34,9 +34,9 @@ const projected: {
   OrgCreated: () => true,
   ApiKeyCreated: (org, event) => org.keys[event.keyId] !== undefined,
   ApiKeyRevoked: (org, event) => org.keys[event.keyId]?.revoked === true,
-  CreditGranted: (org, event) => org.grantIds.includes(event.grantId),
+  CreditGranted: (org, event) => org.grantIds.has(event.grantId),
   TracingEnabled: (org) => org.tracingEnabled,
-  ChargePosted: (org, event) => org.chargeIds.includes(event.chargeId),
+  ChargePosted: (org, event) => org.chargeIds.has(event.chargeId),
 };
 
 async function waitUntilProjected(deps: AdminDeps, event: OrgEvent): Promise<void> {

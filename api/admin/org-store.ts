@@ -1,3 +1,4 @@
+import { Set as IdSet } from 'immutable';
 import type { Scope } from '../../domain/orgs/events.ts';
 import type { MaybeOrg } from '../../domain/orgs/org.ts';
 import type { PgPool } from '../../platform/postgres.ts';
@@ -36,9 +37,9 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
     createdAt: row.created_at,
     tracingEnabled: row.tracing_enabled,
     creditGrantedCents: grants.rows.reduce((sum, grant) => sum + grant.amount_cents, 0),
-    grantIds: grants.rows.map((grant) => grant.grant_id),
+    grantIds: IdSet(grants.rows.map((grant) => grant.grant_id)),
     chargedCents: charges.rows.reduce((sum, charge) => sum + charge.cents, 0),
-    chargeIds: charges.rows.map((charge) => charge.charge_id),
+    chargeIds: IdSet(charges.rows.map((charge) => charge.charge_id)),
     keys: Object.fromEntries(
       keys.rows.map((key) => [
         key.key_id,

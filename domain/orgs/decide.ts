@@ -70,7 +70,7 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
       if (!Number.isSafeInteger(command.amountCents) || command.amountCents <= 0) {
         throw new OrgCommandRefused('invalid_request', 'Credit is a positive whole number of cents.');
       }
-      if (org.grantIds.includes(command.grantId)) return [];
+      if (org.grantIds.has(command.grantId)) return [];
       const { grantId, amountCents, reason } = command;
       return [{ ...base(command), type: 'CreditGranted', grantId, amountCents, reason }];
     }
@@ -85,7 +85,7 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
       if (!Number.isSafeInteger(command.cents) || command.cents <= 0) {
         throw new OrgCommandRefused('invalid_request', 'A charge is a positive whole number of cents.');
       }
-      if (org.chargeIds.includes(command.chargeId)) return [];
+      if (org.chargeIds.has(command.chargeId)) return [];
       const { chargeId, model, day, cents } = command;
       return [{ ...base(command), type: 'ChargePosted', chargeId, model, day, cents }];
     }

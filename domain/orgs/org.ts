@@ -1,3 +1,4 @@
+import { Set as IdSet } from 'immutable';
 import type { OrgEvent, Scope } from './events.ts';
 
 // An org as the decider sees it: folded from its events by `evolve`, the same function the API's
@@ -20,10 +21,15 @@ export interface OrgState {
   createdAt: Date;
   tracingEnabled: boolean;
   creditGrantedCents: number;
-  grantIds: string[];
+  /**
+   * The ids already counted, so a redelivered grant or charge counts once. Persistent sets (each
+   * add shares the rest): the API folds an org's whole stream on every start, and copying an array
+   * per event made that quadratic in the number of charges.
+   */
+  grantIds: IdSet<string>;
   /** Cents of every ChargePosted; the balance is granted − charged (domain/billing). */
   chargedCents: number;
-  chargeIds: string[];
+  chargeIds: IdSet<string>;
   keys: Record<string, ApiKeyState>;
 }
 
@@ -42,9 +48,9 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
         createdAt: event.occurredAt,
         tracingEnabled: false,
         creditGrantedCents: 0,
-        grantIds: [],
+        grantIds: IdSet<string>(),
         chargedCents: 0,
-        chargeIds: [],
+        chargeIds: IdSet<string>(),
         keys: {},
       }
     );
@@ -72,20 +78,20 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
       return key ? { ...state, keys: { ...state.keys, [event.keyId]: { ...key, revoked: true } } } : state;
     }
     case 'CreditGranted':
-      if (state.grantIds.includes(event.grantId)) return state;
+      if (state.grantIds.has(event.grantId)) return state;
       return {
         ...state,
         creditGrantedCents: state.creditGrantedCents + event.amountCents,
-        grantIds: [...state.grantIds, event.grantId],
+        grantIds: state.grantIds.add(event.grantId),
       };
     case 'TracingEnabled':
       return { ...state, tracingEnabled: true };
     case 'ChargePosted':
-      if (state.chargeIds.includes(event.chargeId)) return state;
+      if (state.chargeIds.has(event.chargeId)) return state;
       return {
         ...state,
         chargedCents: state.chargedCents + event.cents,
-        chargeIds: [...state.chargeIds, event.chargeId],
+        chargeIds: state.chargeIds.add(event.chargeId),
       };
     default: {
       const unhandled: never = event;

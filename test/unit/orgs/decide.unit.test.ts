@@ -129,3 +129,35 @@ describe('org decider', () => {
     ).toBe(withKey);
   });
 });
+
+describe('evolve', () => {
+  it('counts each charge and grant once, however late it is delivered again', () => {
+    const base = { orgId: 'org_1', occurredAt: now };
+    const charges: OrgEvent[] = Array.from({ length: 5_000 }, (_, index) => ({
+      ...base,
+      eventId: `charge-${index}`,
+      type: 'ChargePosted',
+      chargeId: `ch_${index}`,
+      model: 'scribe',
+      day: '2026-11-22',
+      cents: 2,
+    }));
+    const grant: OrgEvent = {
+      ...base,
+      eventId: 'grant',
+      type: 'CreditGranted',
+      grantId: 'gr_1',
+      amountCents: 500,
+      reason: 'test',
+    };
+    const org = fold([
+      { ...base, eventId: 'created', type: 'OrgCreated', name: 'Acme' },
+      grant,
+      ...charges,
+      // Redelivered: the first charge and the grant again, after thousands of others.
+      { ...charges[0]!, eventId: 'again' },
+      { ...grant, eventId: 'grant-again' },
+    ]);
+    expect([org?.chargedCents, org?.chargeIds.size, org?.creditGrantedCents]).toEqual([10_000, 5_000, 500]);
+  });
+});
