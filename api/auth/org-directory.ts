@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { balanceCents } from '../../domain/billing/charges.ts';
+import { balanceCents, hasCredit } from '../../domain/billing/charges.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
 import { type Consumer, createKafka, groupConsumer, topicEnd } from '../../platform/kafka.ts';
@@ -42,6 +42,11 @@ export class OrgDirectory {
    */
   balanceCents(orgId: string): number {
     return balanceCents(this.orgs.get(orgId));
+  }
+
+  /** Whether the org may be served a billed answer (domain/billing's rule). */
+  hasCredit(orgId: string): boolean {
+    return hasCredit(this.orgs.get(orgId));
   }
 
   /** The key's principal, or undefined when the key is unknown or revoked. */

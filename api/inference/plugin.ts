@@ -93,7 +93,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         if (!model?.writes.includes(endpoint)) throw inferenceApiError('model_not_found');
         const prepared = task.prepare(request.body);
         const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
-        if (opts.directory.balanceCents(principal.orgId) <= 0) throw inferenceApiError('insufficient_credit');
+        if (!opts.directory.hasCredit(principal.orgId)) throw inferenceApiError('insufficient_credit');
         const deployment = deployments.get(model.name);
         if (!deployment) throw inferenceApiError('not_configured');
 
