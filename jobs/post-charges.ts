@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadOrg } from '../api/admin/org-store.ts';
 import { chargeIdFor } from '../domain/billing/charges.ts';
-import { decideCharges, type ChargePosted as OwedCharge } from '../domain/inference/pricing.ts';
+import { decideCharges, type OwedCharge } from '../domain/inference/pricing.ts';
 import { decide } from '../domain/orgs/decide.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';

@@ -2,7 +2,7 @@
 // amount owed per org/model/UTC day are decided by domain/inference/pricing.ts; this file names
 // the resulting ChargePosted events and reads the balance from an org's folded state.
 import { createHash } from 'node:crypto';
-import type { ChargePosted as OwedCharge } from '../inference/pricing.ts';
+import type { OwedCharge } from '../inference/pricing.ts';
 import type { OrgState } from '../orgs/org.ts';
 
 /**

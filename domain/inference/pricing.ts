@@ -16,8 +16,8 @@ export interface DayUsage {
   inputTokens: number;
 }
 
-/** The fact that a charge was posted for an org/model/day. */
-export interface ChargePosted {
+/** A charge owed for an org/model/day: decided from usage, then posted as `ChargePosted`. */
+export interface OwedCharge {
   orgId: string;
   model: string;
   day: string;
@@ -47,11 +47,11 @@ function dayKey(row: { orgId: string; model: string; day: string }): string {
  * (tokens never decrease, so this means bad input) posts nothing: refunds are not decided here.
  * Rollups are one row per org/model/day; a repeated key is refused rather than double charged.
  */
-export function decideCharges(rollups: readonly DayUsage[], posted: readonly ChargePosted[]): ChargePosted[] {
+export function decideCharges(rollups: readonly DayUsage[], posted: readonly OwedCharge[]): OwedCharge[] {
   const charged = new Map<string, number>();
   for (const charge of posted) charged.set(dayKey(charge), (charged.get(dayKey(charge)) ?? 0) + charge.cents);
   const seen = new Set<string>();
-  const charges: ChargePosted[] = [];
+  const charges: OwedCharge[] = [];
   for (const usage of rollups) {
     const key = dayKey(usage);
     if (seen.has(key)) throw new Error(`two rollups for one org/model/day: ${key}`);

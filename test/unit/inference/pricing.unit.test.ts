@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type ChargePosted,
   type DayUsage,
   dayPriceCents,
   decideCharges,
+  type OwedCharge,
   utcDay,
 } from '../../../domain/inference/pricing.ts';
 
@@ -43,7 +43,7 @@ const day = (inputTokens: number, over: Partial<DayUsage> = {}): DayUsage => ({
   inputTokens,
   ...over,
 });
-const charge = (cents: number, over: Partial<ChargePosted> = {}): ChargePosted => ({
+const charge = (cents: number, over: Partial<OwedCharge> = {}): OwedCharge => ({
   orgId: 'org_1',
   model: 'titler-1',
   day: '2025-06-03',
