@@ -42,7 +42,13 @@ const environmentSchema = z
     // Copies of each topic provisioning creates; by default as many as the local stack has nodes.
     ORRERY_TOPIC_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).optional(),
     ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-    ORRERY_MODELS: z.string().default('[]'),
+    // Unset: the local stack's default model (below); set, it replaces that model.
+    ORRERY_MODELS: z.string().optional(),
+    ORRERY_DEFAULT_MODEL: z.enum(['on', 'off'], 'use on or off').default('on'),
+    ORRERY_DEFAULT_MODEL_PORT: portNumber.default(18082),
+    ORRERY_DEFAULT_MODEL_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+    // SmolLM2 was trained on 8,192 tokens: the spec's reduced inputs (about 12,000 characters) fit.
+    ORRERY_DEFAULT_MODEL_CONTEXT: z.coerce.number().int().min(512).max(8192).default(8192),
     // Signs sandbox tokens (api/auth/sandbox-tokens.ts); the default is for development only.
     ORRERY_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').default(developmentTokenSecret),
     ORRERY_SANDBOX_IDLE_CHECK_SECONDS: z.coerce.number().int().min(1).default(15),
@@ -89,6 +95,53 @@ export function parseModels(text: string): InferenceModelConfig[] {
   return parsed.data;
 }
 
+/**
+ * The default model (issue 13): SmolLM2-135M-Instruct, served by llama.cpp's server as a part of
+ * the local stack (infra/stack/model.ts) on the loopback, so titles and previews work with no
+ * configuration. Only there when ORRERY_MODELS is unset and ORRERY_DEFAULT_MODEL is not `off`.
+ */
+export interface LocalModel {
+  name: string;
+  port: number;
+  /** llama.cpp's inference threads, for the prompt and for the answer. */
+  threads: number;
+  /** The context window in tokens: the longest prompt plus answer it takes. */
+  contextTokens: number;
+}
+
+export const defaultModelName = 'smollm2-135m';
+
+/** The models served, and the local one the stack runs when it is one of them. */
+export function inferenceSettings(env: {
+  ORRERY_MODELS?: string | undefined;
+  ORRERY_DEFAULT_MODEL: 'on' | 'off';
+  ORRERY_DEFAULT_MODEL_PORT: number;
+  ORRERY_DEFAULT_MODEL_THREADS: number;
+  ORRERY_DEFAULT_MODEL_CONTEXT: number;
+}): { models: InferenceModelConfig[]; localModel: LocalModel | undefined } {
+  if (env.ORRERY_MODELS !== undefined)
+    return { models: parseModels(env.ORRERY_MODELS), localModel: undefined };
+  if (env.ORRERY_DEFAULT_MODEL === 'off') return { models: [], localModel: undefined };
+  const localModel: LocalModel = {
+    name: defaultModelName,
+    port: env.ORRERY_DEFAULT_MODEL_PORT,
+    threads: env.ORRERY_DEFAULT_MODEL_THREADS,
+    contextTokens: env.ORRERY_DEFAULT_MODEL_CONTEXT,
+  };
+  const model: InferenceModelConfig = {
+    name: localModel.name,
+    writes: ['titles', 'previews'],
+    baseUrl: `http://127.0.0.1:${localModel.port}/v1`,
+    // One CPU thread reads about 70 prompt tokens a second: a chat at the spec's whole budget
+    // (about 3,500 tokens) takes most of a minute, and the answer must not be cut off before.
+    timeoutMs: 60_000,
+    // A refused connection is the part restarting (the stack's watcher): worth one more try.
+    retries: 1,
+    maxTokens: 64,
+  };
+  return { models: [model], localModel };
+}
+
 export type Config = ReturnType<typeof parseConfig>;
 
 /** The local stack's Kafka node i (from 0) listens this many ports above node 0, as client and controller. */
@@ -120,9 +173,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
     logLevel: env.ORRERY_LOG_LEVEL,
     logDestination: env.ORRERY_LOG_DESTINATION,
     shutdownGraceMs: env.ORRERY_SHUTDOWN_GRACE_MS,
-    inference: {
-      models: parseModels(env.ORRERY_MODELS),
-    },
+    inference: inferenceSettings(env),
     // Absolute: a relative ORRERY_STACK_DIR is under the working directory (the project's root).
     stackDir: resolve(env.ORRERY_STACK_DIR),
     sandboxDir: env.ORRERY_SANDBOX_DIR,

@@ -1,8 +1,9 @@
 import type { Config } from '../../platform/config.ts';
 import { clickhouseComponent } from './clickhouse.ts';
-import type { Component } from './component.ts';
+import { type Component, stackPaths } from './component.ts';
 import { ensureDebianPackages } from './install.ts';
 import { kafkaComponent } from './kafka.ts';
+import { modelComponent } from './model.ts';
 import { postgresComponent } from './postgres.ts';
 import { readPid, stopDaemon } from './processes.ts';
 
@@ -16,13 +17,19 @@ async function stopComponent(component: Component): Promise<boolean> {
 
 import { registryComponent } from './registry.ts';
 
-/** In start order: the registry keeps its schemas in Postgres. */
+/**
+ * In start order: the registry keeps its schemas in Postgres. The default model last, and only
+ * when the platform serves it (config.inference.localModel: ORRERY_MODELS unset, and
+ * ORRERY_DEFAULT_MODEL not `off`).
+ */
 export function stackComponents(config: Config): Component[] {
+  const { localModel } = config.inference;
   return [
     postgresComponent(config),
     clickhouseComponent(config),
     kafkaComponent(config),
     registryComponent(config),
+    ...(localModel ? [modelComponent(config, localModel)] : []),
   ];
 }
 
@@ -57,6 +64,10 @@ export async function startStack(
 }
 
 export async function stopStack(config: Config, log: (line: string) => void): Promise<void> {
+  // The default model too when it is no longer served (started before ORRERY_MODELS was set):
+  // `stop` leaves nothing running.
+  if (!config.inference.localModel && (await stopDaemon(stackPaths(config, 'model').daemon)))
+    log('model: stopped');
   for (const component of stackComponents(config).reverse()) {
     if (await stopComponent(component)) log(`${component.name}: stopped`);
   }

@@ -79,7 +79,7 @@ export interface Customer {
 
 /** An org with a key, and credit unless `creditCents` is 0, known to the API's directory. */
 export async function newCustomer(
-  service: InferenceService,
+  service: Pick<InferenceService, 'platform'>,
   options: { creditCents?: number; scopes?: Scope[]; name?: string } = {},
 ): Promise<Customer> {
   const { platform } = service;

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { stackComponents } from '../../../infra/stack/index.ts';
+import { parseConfig } from '../../../platform/config.ts';
+
+// The stack runs the default model exactly when the platform serves it (platform/config.ts).
+describe('the stack’s parts', () => {
+  const names = (environment: NodeJS.ProcessEnv) =>
+    stackComponents(parseConfig(environment)).map((component) => component.name);
+
+  it('end with the default model, on its port, when ORRERY_MODELS is unset', () => {
+    expect(names({})).toEqual(['postgres', 'clickhouse', 'kafka', 'registry', 'model']);
+    const model = stackComponents(parseConfig({ ORRERY_DEFAULT_MODEL_PORT: '18999' })).at(-1)!;
+    expect(model.port).toBe(18999);
+  });
+
+  it('leave it out when ORRERY_MODELS replaces it or ORRERY_DEFAULT_MODEL is off', () => {
+    expect(names({ ORRERY_MODELS: '[]' })).toEqual(['postgres', 'clickhouse', 'kafka', 'registry']);
+    expect(names({ ORRERY_DEFAULT_MODEL: 'off' })).toEqual(['postgres', 'clickhouse', 'kafka', 'registry']);
+  });
+});
