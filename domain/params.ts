@@ -1,6 +1,9 @@
 // What every surface's 422 `invalid_request` shares (000 and 002, "Errors"): the `param` path in
 // the specs' notation, and the words for what was expected. Each surface words its own messages.
 
+/** A raw input parsed into a typed value, or refused naming the field at fault (`param`). */
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
+
 const identifier = /^[A-Za-z_$][\w$]*$/;
 
 /** `['messages', 0, 'content']` → `messages[0].content`; other keys quoted: `env["my-key"]`. */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifySchemaCompiler } from 'fastify';
-import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
@@ -13,6 +12,7 @@ import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
 import { errorHandler } from '../errors.ts';
+import { parsedInHandler } from '../parsed-in-handler.ts';
 import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
 import { fingerprint, type IdempotencyKeys } from './idempotency.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
@@ -37,13 +37,6 @@ const answer = z.object({
   usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
   latency_ms: z.number(),
 });
-
-// Bodies and query strings are parsed in the handler with parseInferenceBody, so a 422 names
-// its field as the spec does (`messages[0].content`); their schemas here document the routes.
-const parsedInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
-  route.httpPart === 'body' || route.httpPart === 'querystring'
-    ? (data) => ({ value: data })
-    : validatorCompiler(route);
 
 /** The Idempotency-Key header, when sent: printable ASCII of 1 to 255 characters. */
 function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {

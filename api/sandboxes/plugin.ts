@@ -1,5 +1,4 @@
-import type { FastifySchemaCompiler } from 'fastify';
-import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { requireExisting } from '../../domain/sandboxes/decide.ts';
 import { config } from '../../platform/config.ts';
@@ -11,6 +10,7 @@ import { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
 import { errorResponses } from '../error-responses.ts';
+import { parsedInHandler } from '../parsed-in-handler.ts';
 import { SandboxAccess, sandboxScope } from './access.ts';
 import { data, sandboxData, sandboxObject } from './answers.ts';
 import { SandboxCommands } from './commands.ts';
@@ -48,13 +48,6 @@ export interface SandboxPluginOptions extends SandboxDeps {
   logger: Logger;
   tokens: SandboxTokenCodec;
 }
-
-// Bodies and queries are parsed in the handlers with the domain's schemas (a 422 names the field
-// as the spec does); their schemas here document the routes. Params are validated as usual.
-const parsedInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
-  route.httpPart === 'body' || route.httpPart === 'querystring'
-    ? (value) => ({ value })
-    : validatorCompiler(route);
 
 /**
  * The sandbox surface under /api (spec 002, "Endpoints"): lifecycle, exec and files, tokens, the

@@ -79,7 +79,9 @@ export type PreviewRequest = z.infer<typeof previewRequest>;
 export type DocumentPreviewRequest = Extract<PreviewRequest, { kind: DocumentKind }>;
 export type AgentActionPreviewRequest = Extract<PreviewRequest, { kind: 'agent_action' }>;
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
+import type { ParseResult } from '../params.ts';
+
+export type { ParseResult };
 
 /**
  * Parses a request body. On failure, `param` is the path of the first offending field in the

@@ -6,7 +6,9 @@ import { describeType, formatParam, quoteList, valueAt } from '../params.ts';
 // `urls[2]`, `count`; empty for the body itself). Fields with a rule of their own carry their
 // message in the schema (fields.ts); the rest get a plain one here from the issue's code.
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
+import type { ParseResult } from '../params.ts';
+
+export type { ParseResult };
 
 /** The per-parse message of issues whose schema has none, replaced below once the path is known. */
 const plain = '\u0000plain';
