@@ -15,6 +15,13 @@ export async function startCounter(runtime: SandboxRuntime, id: string): Promise
   await expect.poll(() => counterValue(runtime, id), { timeout: 5000 }).toBeGreaterThanOrEqual(2);
 }
 
+/**
+ * Counts the counter's loop shells in a sandbox (`|| true`: pgrep exits 1 on none). The pattern
+ * is the loop's own text: its `mv /root/counter.new …` also names the file, for an instant every
+ * 200 ms, and must not be counted; the brackets keep pgrep's own command line out.
+ */
+export const countCounterLoops = 'pgrep -fc "counte[r].new; mv" || true';
+
 export function counterValue(runtime: SandboxRuntime, id: string): number {
   return Number(upperFile(runtime.dir, id, 'root/counter') ?? 0);
 }

@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counterValue, expectFrozenAndThawed, processGone, startCounter } from './counter.ts';
+import {
+  countCounterLoops,
+  counterValue,
+  expectFrozenAndThawed,
+  processGone,
+  startCounter,
+} from './counter.ts';
 import { givenRuntime, prepareTimeoutMs, refusal, sandboxId, text } from './given.ts';
 
 // stop keeps files and processes (frozen), resume thaws them, fork makes a running copy with
@@ -48,7 +54,7 @@ describe('fork', () => {
     expect(text(await runtime.readFile(source, '/root/before.txt'))).toBe('written before the fork');
 
     // The copy runs its own processes (a fresh init), the source keeps its own, still counting.
-    const counters = 'hostname; pgrep -fc "counte[r].new" || true';
+    const counters = `hostname; ${countCounterLoops}`;
     expect((await runtime.exec(copy, counters)).result.stdout).toBe(`${copy}\n0\n`);
     expect((await runtime.exec(source, counters)).result.stdout).toBe(`${source}\n1\n`);
     expect((await runtime.status(source)).state).toBe('running');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { layoutOf } from '../../../sandbox-runtime/sandbox-fs.ts';
 import { readRecord, writeRecord } from '../../../sandbox-runtime/state.ts';
-import { counterValue, processGone, startCounter } from './counter.ts';
+import { countCounterLoops, counterValue, processGone, startCounter } from './counter.ts';
 import { givenRuntime, prepareTimeoutMs, sandboxId, text } from './given.ts';
 
 // recover(): after the API process restarts, a new runtime on the same state folder finds the
@@ -40,7 +40,7 @@ describe('recover', () => {
     expect(await after.recover()).toEqual({ [running]: 'kept', [stopped]: 'kept' });
     expect([(await after.status(running)).initPid, (await after.status(stopped)).initPid]).toEqual(pids);
     expect((await after.status(stopped)).state).toBe('stopped');
-    expect((await after.exec(running, 'pgrep -c -f "counte[r].new"')).result.stdout).toBe('1\n');
+    expect((await after.exec(running, countCounterLoops)).result.stdout).toBe('1\n');
   });
 
   it('restarts sandboxes whose processes died, with their files, stopped ones frozen again', async () => {
@@ -53,7 +53,7 @@ describe('recover', () => {
     expect((await after.status(running)).state).toBe('running');
     expect(text(await after.readFile(running, '/root/kept.txt'))).toBe('kept');
     // The processes are new: the counter is gone, its last value stays in the file.
-    expect((await after.exec(running, 'pgrep -c -f "counte[r].new" || true')).result.stdout).toBe('0\n');
+    expect((await after.exec(running, countCounterLoops)).result.stdout).toBe('0\n');
     const last = counterValue(after, running);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(counterValue(after, running)).toBe(last);
