@@ -13,7 +13,7 @@ const errorBodies = { json: jsonErrorBody, inference: inferenceErrorBody } as co
 type Surface = keyof typeof errorBodies;
 
 /** Why a status is answered, as the document says it. */
-const reasons: Record<number, string> = {
+export const reasons: Record<number, string> = {
   401: 'No live API key (or sandbox token) in `Authorization: Bearer …`.',
   402: "The org's credit is used up.",
   403: 'The key lacks the scope, or the sandbox token the ability or origin.',
@@ -31,7 +31,7 @@ const reasons: Record<number, string> = {
 };
 
 /** Answered by the HTTP server itself, on any route (api/http-errors.ts). */
-const everyRoute = [408, 431] as const;
+export const everyRoute = [408, 431] as const;
 
 /**
  * The statuses of each kind of route. Behind the auth hook: 401, and 503 while the keys load; 403

@@ -1,10 +1,11 @@
+import { everyRoute, reasons as statusReasons } from '../error-responses.ts';
 import { otlpErrors } from './errors.ts';
 
 // The OTLP endpoint in /openapi.json. Its body is read as a stream in protobuf or JSON (plugin.ts),
 // which the zod route schemas cannot describe, so the route is hidden from the generator and its
 // path item is written here, as the spec (001, "Endpoints") reads: one request, two encodings,
 // each answer in the request's encoding, and every status of the response table plus what the
-// HTTP server answers on any route (408, 431; api/http-errors.ts).
+// HTTP server answers on any route (api/error-responses.ts's `everyRoute`).
 
 type JsonSchema = Record<string, unknown>;
 
@@ -52,8 +53,7 @@ function errorStatuses(): Record<string, { description: string }> {
   const reasons = new Map<number, string[]>();
   for (const [code, row] of Object.entries(otlpErrors))
     reasons.set(row.httpStatus, [...(reasons.get(row.httpStatus) ?? []), `\`${code}\`: ${row.remedy}`]);
-  reasons.set(408, ['The request did not arrive whole in time; the connection is closed.']);
-  reasons.set(431, ['The request line and headers are over 16 KiB; the connection is closed.']);
+  for (const status of everyRoute) reasons.set(status, [statusReasons[status]!]);
   return Object.fromEntries(
     [...reasons].map(([status, why]) => [String(status), { description: why.join(' ') }]),
   );
