@@ -5,8 +5,8 @@ import { createClickHouse } from '../platform/clickhouse.ts';
 import { topicEnd } from '../platform/kafka.ts';
 import { logger } from '../platform/logger.ts';
 import { createPgPool } from '../platform/postgres.ts';
-import { topics } from '../platform/topics.ts';
 import type { EventProducer } from '../producers/producer.ts';
+import { topics } from '../schemas/events/topics.ts';
 
 /**
  * Runs the usage projections, as the consumers process does, until both have read the usage

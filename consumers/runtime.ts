@@ -17,8 +17,8 @@ import {
   projectionBatchSize,
 } from '../platform/metrics.ts';
 import { decodeValue } from '../platform/registry.ts';
-import { deadLetterTopic, type StreamName, topics } from '../platform/topics.ts';
 import type { EventProducer } from '../producers/producer.ts';
+import { deadLetterTopic, type StreamName, topics } from '../schemas/events/topics.ts';
 import { isTransientStoreError } from './errors.ts';
 import { BatchGatherer, type GatherLimits } from './gather.ts';
 

@@ -3,7 +3,7 @@ import { createClickHouse } from '../platform/clickhouse.ts';
 import type { Config } from '../platform/config.ts';
 import { type Admin, withAdmin } from '../platform/kafka.ts';
 import { createRegistry, registerValueSchema } from '../platform/registry.ts';
-import { deadLetterRetentionMs, deadLetterTopic, type StreamName, topics } from '../platform/topics.ts';
+import { deadLetterRetentionMs, deadLetterTopic, type StreamName, topics } from '../schemas/events/topics.ts';
 import { migrateClickHouse, migratePostgres } from './migrate.ts';
 
 /**

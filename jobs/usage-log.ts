@@ -2,9 +2,9 @@ import type { DayTotals } from '../domain/billing/reconcile.ts';
 import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../platform/clickhouse.ts';
 import { topicEnd, withAdmin } from '../platform/kafka.ts';
 import type { PgPool } from '../platform/postgres.ts';
-import { topics } from '../platform/topics.ts';
 import { reached, storedOffsets } from '../projections/postgres-offsets.ts';
 import { usagePostgresGroupId } from '../projections/usage-postgres.ts';
+import { topics } from '../schemas/events/topics.ts';
 import type { Scope } from './billing-store.ts';
 
 // What reconciliation reads besides the rollups: the raw request log in ClickHouse, totalled per

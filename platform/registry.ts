@@ -1,8 +1,8 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import protobuf from 'protobufjs';
 import { schemaText, valueType } from '../schemas/events/index.ts';
+import { type StreamName, topics, valueSubject } from '../schemas/events/topics.ts';
 import { config } from './config.ts';
-import { type StreamName, topics, valueSubject } from './topics.ts';
 
 // Apicurio serves the Confluent-compatible API under this path.
 const ccompatPath = '/apis/ccompat/v7';

@@ -4,7 +4,7 @@ import { type Admin, CompressionTypes, createKafka, type Producer } from '../pla
 import type { KafkaSettings } from '../platform/kafka-settings.ts';
 import { messagesProduced } from '../platform/metrics.ts';
 import { createRegistry, registerValueSchema, type StreamCodec, streamCodec } from '../platform/registry.ts';
-import { type StreamName, topics } from '../platform/topics.ts';
+import { type StreamName, topics } from '../schemas/events/topics.ts';
 
 /** A message as the dead-letter path sends it: the original bytes, with headers saying why. */
 export interface OutgoingMessage {

@@ -6,8 +6,8 @@ import { evolve, type OrgState } from '../../domain/orgs/org.ts';
 import { type Consumer, createKafka, groupConsumer, topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { decodeValue } from '../../platform/registry.ts';
-import { topics } from '../../platform/topics.ts';
 import { orgEventFromWire } from '../../schemas/events/org-mapping.ts';
+import { topics } from '../../schemas/events/topics.ts';
 
 export interface KeyPrincipal {
   orgId: string;

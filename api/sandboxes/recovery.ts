@@ -1,10 +1,10 @@
 import { topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PgPool } from '../../platform/postgres.ts';
-import { topics } from '../../platform/topics.ts';
 import { reached, storedOffsets } from '../../projections/postgres-offsets.ts';
 import { sandboxProjectionGroupId } from '../../projections/sandbox-postgres.ts';
 import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import { topics } from '../../schemas/events/topics.ts';
 import type { SandboxCommands } from './commands.ts';
 import type { SandboxStore } from './store.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
-import { type StreamName, type TopicSpec, topics } from '../../platform/topics.ts';
+import { type StreamName, type TopicSpec, topics } from './topics.ts';
 
 /** The .proto text of a topic's values: what is registered and what encodes. */
 export function schemaText(topic: TopicSpec): string {

@@ -10,8 +10,8 @@ import { config } from '../../platform/config.ts';
 import { withAdmin } from '../../platform/kafka.ts';
 import { logger } from '../../platform/logger.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
-import { deadLetterTopic, topics } from '../../platform/topics.ts';
 import { createEventProducer, type EventProducer } from '../../producers/producer.ts';
+import { deadLetterTopic, topics } from '../../schemas/events/topics.ts';
 import { startGroupAtEnd } from './kafka.ts';
 
 /**

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { sql } from '../../../platform/clickhouse.ts';
-import { deadLetterTopic, topics } from '../../../platform/topics.ts';
 import { publishUsage } from '../../../producers/usage.ts';
+import { deadLetterTopic, topics } from '../../../schemas/events/topics.ts';
 import { readTopic } from '../../harness/kafka.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 

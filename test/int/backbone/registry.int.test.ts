@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createRegistry, registerSchema, registerValueSchema } from '../../../platform/registry.ts';
-import { topics } from '../../../platform/topics.ts';
 import { schemaText } from '../../../schemas/events/index.ts';
+import { topics } from '../../../schemas/events/topics.ts';
 
 const original = schemaText(topics.org);
 

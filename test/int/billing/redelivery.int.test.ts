@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utcDay } from '../../../domain/inference/pricing.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
-import { topics } from '../../../platform/topics.ts';
 import { publishUsage } from '../../../producers/usage.ts';
 import { usagePostgresProjection } from '../../../projections/usage-postgres.ts';
+import { topics } from '../../../schemas/events/topics.ts';
 import { eventually, runProjectionAs, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 
 // The daily usage rollup is exact under redelivery (DESIGN.md, idempotence): a batch projected

@@ -4,11 +4,11 @@ import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
-import type { StreamName } from '../../../platform/topics.ts';
 import { valueType } from '../../../schemas/events/index.ts';
 import { orgEventFromWire, orgEventToWire } from '../../../schemas/events/org-mapping.ts';
 import { sandboxEventFromWire, sandboxEventToWire } from '../../../schemas/events/sandbox-mapping.ts';
 import { spanEventFromWire, spanEventToWire } from '../../../schemas/events/spans-mapping.ts';
+import type { StreamName } from '../../../schemas/events/topics.ts';
 import { usageFromWire, usageToWire } from '../../../schemas/events/usage-mapping.ts';
 
 // Each event through its mapping, protobuf bytes and back, as producers and consumers do it.

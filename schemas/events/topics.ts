@@ -1,5 +1,7 @@
 // One topic per stream of facts (DESIGN.md, "Topics and schemas"): name, key, value schema,
 // partitions and retention. Source-of-truth streams keep their data forever; spans 31 days.
+// A topic and the schema of its values are one fact, so the table sits beside the .proto files,
+// below platform/ (whose registry client registers and reads them).
 const forever = -1;
 const days = (n: number) => n * 24 * 60 * 60 * 1000;
 
