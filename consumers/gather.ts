@@ -1,3 +1,5 @@
+import type { GatherLimits } from '../projections/projection.ts';
+
 // Gathers the batches that several partitions deliver at about the same time into one write.
 // ClickHouse wants few, large inserts (each insert is a part that background merges rewrite):
 // at 9,000 spans/s the spans projection wrote 15 inserts a second of about 600 spans, one per
@@ -5,13 +7,6 @@
 //
 // A write starts as soon as every batch being prepared (announced with `expect`) has been added,
 // so no batch waits for one that is not coming; `maxWaitMs` bounds the wait for a slow one.
-
-export interface GatherLimits {
-  /** A gathered write starts at once when it holds this many messages. */
-  maxMessages: number;
-  /** How long the first batch of a write waits for the others. */
-  maxWaitMs: number;
-}
 
 interface Gathering<T> {
   items: T[];

@@ -1,12 +1,12 @@
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { orgPostgresProjection } from '../projections/org.ts';
+import type { Projection } from '../projections/projection.ts';
 import { sandboxPostgresProjection } from '../projections/sandbox-postgres.ts';
 import { spansClickHouseProjection } from '../projections/spans-clickhouse.ts';
 import { usageClickHouseProjection } from '../projections/usage-clickhouse.ts';
 import { usagePostgresProjection } from '../projections/usage-postgres.ts';
 import type { ConsumerGroupId } from './groups.ts';
-import type { Projection } from './runtime.ts';
 
 /** Every consumer group the consumers process runs, by its id (consumers/groups.ts). */
 export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseClient }): {

@@ -18,39 +18,10 @@ import {
 } from '../platform/metrics.ts';
 import { decodeValue } from '../platform/registry.ts';
 import type { EventProducer } from '../producers/producer.ts';
-import { deadLetterTopic, type StreamName, topics } from '../schemas/events/topics.ts';
+import type { Delivered, Projection } from '../projections/projection.ts';
+import { deadLetterTopic, topics } from '../schemas/events/topics.ts';
 import { isTransientStoreError } from './errors.ts';
-import { BatchGatherer, type GatherLimits } from './gather.ts';
-
-export interface Delivered<E> {
-  topic: string;
-  partition: number;
-  offset: string;
-  key: string | null;
-  event: E;
-}
-
-/** What a consumer group does with its stream: decode each value, then write a batch durably. */
-export interface Projection<E> {
-  readonly groupId: string;
-  readonly stream: StreamName;
-  /** A decoded wire value as the projection's event; undefined sends it to the dead-letter topic. */
-  fromWire(wire: Record<string, unknown>): E | undefined;
-  /**
-   * Writes the batch to its store; idempotent, since a batch can be delivered again. `groupId` is
-   * the group actually consuming (a test may run a projection under a group of its own), for
-   * projections that store their position beside their rows.
-   */
-  project(batch: Delivered<E>[], groupId: string): Promise<void>;
-  /** How long a fetch waits to fill a batch: about a second for analytics, less for state. */
-  readonly maxWaitMs?: number;
-  /**
-   * For stores that want few, large writes (ClickHouse): the partitions' batches are consumed
-   * concurrently and gathered into one `project` call (consumers/gather.ts), each partition's
-   * offsets committed once that write is done.
-   */
-  readonly gather?: GatherLimits;
-}
+import { BatchGatherer } from './gather.ts';
 
 export interface ConsumerHooks {
   /** Test seam: runs after the batch is durable and before its offsets are committed. */

@@ -1,8 +1,8 @@
-import type { Projection } from '../consumers/runtime.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import type { PgClient, PgPool } from '../platform/postgres.ts';
 import { orgEventFromWire } from '../schemas/events/org-mapping.ts';
 import { projectOnce } from './postgres-offsets.ts';
+import type { Projection } from './projection.ts';
 
 // Org events → Postgres: orgs, api_keys, credit_grants, charges. Each statement mirrors domain/orgs'
 // evolve for one event type and is itself idempotent; offsets make the batch exactly-once.

@@ -1,5 +1,5 @@
-import type { Delivered } from '../consumers/runtime.ts';
 import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.ts';
+import type { Delivered } from './projection.ts';
 
 /**
  * Applies a batch to Postgres exactly once: in one transaction it reads where this group has got

@@ -1,9 +1,9 @@
-import type { Projection } from '../consumers/runtime.ts';
 import type { Metadata, SandboxEvent, SandboxSize } from '../domain/sandboxes/events.ts';
 import { type DesktopState, evolve, type Sandbox, type SandboxStatus } from '../domain/sandboxes/sandbox.ts';
 import type { PgClient, PgPool } from '../platform/postgres.ts';
 import { sandboxEventFromWire } from '../schemas/events/sandbox-mapping.ts';
 import { projectOnce } from './postgres-offsets.ts';
+import type { Projection } from './projection.ts';
 
 // Sandbox events → Postgres `sandboxes`: for each event, load the row as the sandbox's state,
 // fold the event with domain/sandboxes' `evolve` (the same function the API decides against),

@@ -1,9 +1,9 @@
-import type { Projection } from '../consumers/runtime.ts';
 import type { PublishedSpan, SpanEvent } from '../domain/tracing/events.ts';
 import { type ClickHouseClient, identifier, joinSql, sql } from '../platform/clickhouse.ts';
 import { type FieldValue, insertRows } from '../platform/clickhouse-insert.ts';
 import { logger } from '../platform/logger.ts';
 import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
+import type { Projection } from './projection.ts';
 
 // Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql), and through its
 // materialized views, in the same INSERT, the trace list's `trace_fragments` (0003) and the

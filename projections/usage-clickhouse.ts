@@ -1,8 +1,8 @@
-import type { Projection } from '../consumers/runtime.ts';
 import type { UsageRecorded } from '../domain/usage/events.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { insertRows } from '../platform/clickhouse-insert.ts';
 import { usageFromWire } from '../schemas/events/usage-mapping.ts';
+import type { Projection } from './projection.ts';
 
 // Usage events → ClickHouse `requests` (the Endpoints > Requests list). One insert per batch;
 // ReplacingMergeTree collapses a redelivered row on (org_id, occurred_at, request_id).

@@ -1,10 +1,10 @@
-import type { Projection } from '../consumers/runtime.ts';
 import { utcDay } from '../domain/inference/pricing.ts';
 import type { UsageRecorded } from '../domain/usage/events.ts';
 import { identifier } from '../platform/clickhouse.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { usageFromWire } from '../schemas/events/usage-mapping.ts';
 import { projectOnce } from './postgres-offsets.ts';
+import type { Projection } from './projection.ts';
 
 export const usagePostgresGroupId = 'orrery-usage-postgres';
 

@@ -3,7 +3,7 @@ import type { AdminDeps } from '../../api/admin/commands.ts';
 import { type ApiDeps, buildApi } from '../../api/app.ts';
 import { followOrgStream, OrgDirectory, type OrgFollower } from '../../api/auth/org-directory.ts';
 import { allProjections } from '../../consumers/projections.ts';
-import { type Projection, type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
+import { type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
 import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
 import { config } from '../../platform/config.ts';
@@ -11,6 +11,7 @@ import { withAdmin } from '../../platform/kafka.ts';
 import { logger } from '../../platform/logger.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
 import { createEventProducer, type EventProducer } from '../../producers/producer.ts';
+import type { Projection } from '../../projections/projection.ts';
 import { deadLetterTopic, topics } from '../../schemas/events/topics.ts';
 import { startGroupAtEnd } from './kafka.ts';
 

@@ -13,7 +13,6 @@ import {
 } from '../../../api/queries/analytics-store.ts';
 import { findSpan, traceSpans } from '../../../api/queries/spans-store.ts';
 import { listTraces, type TraceFilter } from '../../../api/queries/traces-store.ts';
-import type { Delivered } from '../../../consumers/runtime.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { migrateClickHouse } from '../../../infra/migrate.ts';
@@ -23,6 +22,7 @@ import { compactSpanFacts } from '../../../jobs/span-facts-compaction.ts';
 import { dropExpiredSpanPartitions } from '../../../jobs/span-retention.ts';
 import { readLogTotals } from '../../../jobs/usage-log.ts';
 import { type ClickHouseClient, createClickHouse, identifier } from '../../../platform/clickhouse.ts';
+import type { Delivered } from '../../../projections/projection.ts';
 import { spansClickHouseProjection } from '../../../projections/spans-clickhouse.ts';
 import { usageClickHouseProjection } from '../../../projections/usage-clickhouse.ts';
 import { type ModernClickHouse, startModernClickHouse } from '../../harness/modern-clickhouse.ts';

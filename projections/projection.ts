@@ -1,0 +1,43 @@
+import type { StreamName } from '../schemas/events/topics.ts';
+
+// What a projection is, to the consumer runtime that runs it (consumers/runtime.ts): the contract
+// every file here fulfils. It lives here, below consumers/, so a projection needs nothing from
+// the runtime that drives it.
+
+export interface Delivered<E> {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  event: E;
+}
+
+/** What a consumer group does with its stream: decode each value, then write a batch durably. */
+export interface Projection<E> {
+  readonly groupId: string;
+  readonly stream: StreamName;
+  /** A decoded wire value as the projection's event; undefined sends it to the dead-letter topic. */
+  fromWire(wire: Record<string, unknown>): E | undefined;
+  /**
+   * Writes the batch to its store; idempotent, since a batch can be delivered again. `groupId` is
+   * the group actually consuming (a test may run a projection under a group of its own), for
+   * projections that store their position beside their rows.
+   */
+  project(batch: Delivered<E>[], groupId: string): Promise<void>;
+  /** How long a fetch waits to fill a batch: about a second for analytics, less for state. */
+  readonly maxWaitMs?: number;
+  /**
+   * For stores that want few, large writes (ClickHouse): the partitions' batches are consumed
+   * concurrently and gathered into one `project` call (consumers/gather.ts), each partition's
+   * offsets committed once that write is done.
+   */
+  readonly gather?: GatherLimits;
+}
+
+/** How a gathered write is bounded (consumers/gather.ts). */
+export interface GatherLimits {
+  /** A gathered write starts at once when it holds this many messages. */
+  maxMessages: number;
+  /** How long the first batch of a write waits for the others. */
+  maxWaitMs: number;
+}
