@@ -7,7 +7,10 @@ import { config, developmentTokenSecret, type InferenceModelConfig } from '../pl
 import type { DependencyWatch, WatchTimings } from '../platform/dependency-watch.ts';
 import type { HttpTimeouts } from '../platform/http-settings.ts';
 import type { Logger } from '../platform/logger.ts';
+import { observabilityPlugin } from '../platform/observability.ts';
 import type { PgPool } from '../platform/postgres.ts';
+import { apiReadiness, type Readiness, storeWatch } from '../platform/readiness.ts';
+import { serverOptions } from '../platform/server-options.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import { accountPlugin } from './account/plugin.ts';
 import type { OrgDirectory } from './auth/org-directory.ts';
@@ -19,16 +22,13 @@ import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
 import { clientErrorHandler, frameworkErrors, notFoundHandler, surfacePrefixes } from './http-errors.ts';
 import { IdempotencyKeys } from './inference/idempotency.ts';
 import { inferencePlugin } from './inference/plugin.ts';
-import { observabilityPlugin } from './observability.ts';
 import { AdmissionLeases } from './otlp/admission-lease.ts';
 import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpTracesPathItem } from './otlp/openapi.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
-import { apiReadiness, type Readiness, storeWatch } from './readiness.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
-import { serverOptions } from './server-options.ts';
 
 export interface ApiDeps {
   logger: Logger;

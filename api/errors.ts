@@ -179,7 +179,7 @@ export function errorHandler(
     const away = dependencyAway(thrown);
     if (away) request.log.warn({ err: thrown }, `${away.dependency} away: answered 503`);
     const error = asSurfaceError(away ?? thrown);
-    // A client that went away (or was cut off by a timeout, server-options.ts) while its body was
+    // A client that went away (or was cut off by a timeout, platform/server-options.ts) while its body was
     // read is no fault of ours, and there is no one left to answer. The socket says so, not the
     // request stream: that one is destroyed as soon as its body has been read whole.
     if (request.raw.socket?.destroyed) {

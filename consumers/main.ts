@@ -1,11 +1,11 @@
 import Fastify from 'fastify';
-import { observabilityPlugin } from '../api/observability.ts';
-import { storeWatch, watchedReadiness } from '../api/readiness.ts';
-import { serverOptions } from '../api/server-options.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import { config } from '../platform/config.ts';
 import { logger } from '../platform/logger.ts';
+import { observabilityPlugin } from '../platform/observability.ts';
 import { createPgPool } from '../platform/postgres.ts';
+import { storeWatch, watchedReadiness } from '../platform/readiness.ts';
+import { serverOptions } from '../platform/server-options.ts';
 import { onShutdown } from '../platform/shutdown.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { allProjections } from './projections.ts';

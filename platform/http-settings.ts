@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // How long our HTTP servers wait on a client (ORRERY_HTTP_*): for the request's headers, for the
 // whole request, and for the next request on an idle keep-alive connection. Read by
-// platform/config.ts; api/server-options.ts hands them to Node's HTTP server through Fastify.
+// platform/config.ts; platform/server-options.ts hands them to Node's HTTP server through Fastify.
 //
 // The defaults are what a user of the OpenTelemetry Collector's OTLP/HTTP receiver (confighttp's
 // NewDefaultServerConfig: ReadHeaderTimeout 1 min, IdleTimeout 1 min, no ReadTimeout) or of a

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkingIntervalMs } from '../../../api/server-options.ts';
 import { parseConfig } from '../../../platform/config.ts';
+import { checkingIntervalMs } from '../../../platform/server-options.ts';
 
 // ORRERY_HTTP_*: the HTTP servers' timeouts (platform/http-settings.ts), and how often Node is
-// asked to check them (api/server-options.ts).
+// asked to check them (platform/server-options.ts).
 
 describe('ORRERY_HTTP_*', () => {
   it('defaults to 60 s for headers, 300 s for the whole request, 72 s for an idle keep-alive', () => {

@@ -1,16 +1,15 @@
-// What /readyz answers (api/observability.ts): each dependency's state, and whether the process
+// What /readyz answers (observability.ts): each dependency's state, and whether the process
 // should be sent traffic. A process is ready only when every check is; an unreachable dependency
 // says more than "starting", so it wins the summary.
 
-import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import type { ClickHouseClient } from './clickhouse.ts';
 import {
   type DependencyCheck,
   DependencyWatch,
   defaultWatchTimings,
   type WatchTimings,
-} from '../platform/dependency-watch.ts';
-import type { PgPool } from '../platform/postgres.ts';
-import type { EventProducer } from '../producers/producer.ts';
+} from './dependency-watch.ts';
+import type { PgPool } from './postgres.ts';
 
 export type KeysCheck = 'caught_up' | 'starting';
 export type ReadinessStatus = 'ready' | 'not_ready' | 'starting';
@@ -46,7 +45,8 @@ export function readinessOf(checks: Record<string, KeysCheck | DependencyCheck>)
 export interface Stores {
   postgres: PgPool;
   clickhouse: ClickHouseClient;
-  kafka: EventProducer;
+  /** The process's producer (producers/producer.ts), asked whether its brokers answer. */
+  kafka: { reachable(timeoutMs: number): Promise<boolean> };
 }
 
 /**

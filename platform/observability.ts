@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { httpRequestDuration, metricsRegistry } from '../platform/metrics.ts';
+import { httpRequestDuration, metricsRegistry } from './metrics.ts';
 import type { Readiness } from './readiness.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { apiReadiness, watchedReadiness } from '../../../api/readiness.ts';
 import { DependencyWatch } from '../../../platform/dependency-watch.ts';
+import { apiReadiness, watchedReadiness } from '../../../platform/readiness.ts';
 
 describe('apiReadiness', () => {
   it('is ready when the keys are caught up and Postgres and Kafka answer', () => {

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { type FastifyBaseLogger, type FastifyHttpOptions, LogController } from 'fastify';
-import { config } from '../platform/config.ts';
-import type { HttpTimeouts } from '../platform/http-settings.ts';
-import type { Logger } from '../platform/logger.ts';
+import { config } from './config.ts';
+import type { HttpTimeouts } from './http-settings.ts';
+import type { Logger } from './logger.ts';
 
 /**
  * Options every Fastify server of ours shares: our pino logger, no per-request log lines, and
