@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadOrg } from '../api/admin/org-store.ts';
 import { chargeIdFor } from '../domain/billing/charges.ts';
 import { decideCharges, type OwedCharge } from '../domain/inference/pricing.ts';
 import { decide } from '../domain/orgs/decide.ts';
@@ -10,6 +9,7 @@ import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';
 import { createPgPool, type PgPool } from '../platform/postgres.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer, type EventProducer } from '../producers/producer.ts';
+import { loadOrg } from '../stores/org.ts';
 import { readCharged, readDayUsage, type Scope } from './billing-store.ts';
 
 // The posting job (spec 000, Billing rules 2): each org/model/UTC day of the usage rollups is

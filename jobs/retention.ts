@@ -1,9 +1,9 @@
 import { pathToFileURL } from 'node:url';
-import { forgetExpiredTraces } from '../api/otlp/ledger.ts';
 import { countedRequestsKeptMs, idempotencyKeyLifetimeMs } from '../domain/usage/identity.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { logger } from '../platform/logger.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
+import { forgetExpiredTraces } from '../stores/ingest-ledger.ts';
 import { dropExpiredSpanPartitions, retentionCutoff } from './span-retention.ts';
 
 // The retention job (001, Limits: Retention), idempotent: run by jobs/main.ts every hour, or by

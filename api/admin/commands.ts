@@ -6,8 +6,8 @@ import { newId } from '../../platform/ids.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { publishOrgEvents } from '../../producers/org.ts';
 import type { EventProducer } from '../../producers/producer.ts';
+import { loadOrg } from '../../stores/org.ts';
 import { hashApiKey } from '../auth/plugin.ts';
-import { loadOrg } from './org-store.ts';
 
 // The admin commands that stand in for the dashboard's Settings page: load the org from its read
 // model, decide, publish, and wait until the read model shows the result, so that the next

@@ -13,8 +13,8 @@ import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishSpanEvents } from '../../producers/spans.ts';
-import type { AdmissionLeases } from './admission-lease.ts';
-import { readLedger, recordAccepted, recordDeletion, traceKnown } from './ledger.ts';
+import type { AdmissionLeases } from '../../stores/admission-lease.ts';
+import { readLedger, recordAccepted, recordDeletion, traceKnown } from '../../stores/ingest-ledger.ts';
 
 export interface IngestDeps {
   pool: PgPool;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AdmissionLeases, LeaseLost, LeaseUnavailable } from '../../../api/otlp/admission-lease.ts';
-import { recordAccepted } from '../../../api/otlp/ledger.ts';
 import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
+import { AdmissionLeases, LeaseLost, LeaseUnavailable } from '../../../stores/admission-lease.ts';
+import { recordAccepted } from '../../../stores/ingest-ledger.ts';
 
 // The org's admission lease between API processes (two holders here stand for two processes):
 // one admits at a time, a lease given back or expired passes on, and a holder that lost its

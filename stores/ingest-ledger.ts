@@ -1,10 +1,11 @@
-import type { LedgerFacts } from '../../domain/tracing/admission.ts';
-import type { PgClient, PgPool } from '../../platform/postgres.ts';
+import type { LedgerFacts } from '../domain/tracing/admission.ts';
+import type { PgClient, PgPool } from '../platform/postgres.ts';
 import { type Lease, LeaseLost, releaseLeaseCte } from './admission-lease.ts';
 
 // The admission ledger's reads and writes for one request (tables in the ingest-ledger and
-// trace-span-ids migrations). The caller holds the org's admission lease (admission-lease.ts); each write is one
-// statement that gives the lease back and writes only if it was still held.
+// trace-span-ids migrations), and its retention (jobs/retention.ts). The caller holds the org's
+// admission lease (admission-lease.ts); each write is one statement that gives the lease back and
+// writes only if it was still held.
 
 const validTraceId = /^[0-9a-f]{32}$/;
 const validSpanId = /^[0-9a-f]{16}$/;

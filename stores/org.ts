@@ -1,9 +1,12 @@
 import { Set as IdSet } from 'immutable';
-import type { Scope } from '../../domain/orgs/events.ts';
-import type { MaybeOrg } from '../../domain/orgs/org.ts';
-import type { PgPool } from '../../platform/postgres.ts';
+import type { Scope } from '../domain/orgs/events.ts';
+import type { MaybeOrg } from '../domain/orgs/org.ts';
+import type { PgPool } from '../platform/postgres.ts';
 
-/** Loads an org's decider state from the Postgres read model (projections/org.ts). */
+/**
+ * Loads an org's decider state from the Postgres read model (projections/org.ts), for the admin
+ * commands (api/admin/commands.ts) and the charge posting (jobs/post-charges.ts).
+ */
 export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
   const org = await pool.query<{ name: string; tracing_enabled: boolean; created_at: Date }>(
     'SELECT name, tracing_enabled, created_at FROM orgs WHERE org_id = $1',

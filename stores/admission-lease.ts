@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { PgPool } from '../../platform/postgres.ts';
+import type { PgPool } from '../platform/postgres.ts';
 
 // One API process at a time admits an org's spans (or deletes its traces), so each decision is
 // made against a ledger nobody else is changing. Within a process, requests of one org already
-// queue (admission-queue.ts); across processes the org's lease in Postgres serializes
+// queue (api/otlp/admission-queue.ts); across processes the org's lease in Postgres serializes
 // them. Unlike the transaction-scoped advisory lock it replaces, a lease holds no connection
 // while Kafka acknowledges, and the statement that records what was accepted gives it back
-// (ledger.ts, recordAccepted), only if it is still held: a process that lost it (paused past its
-// expiry) records nothing, and its caller gets 503 and sends again.
+// (ingest-ledger.ts, recordAccepted), only if it is still held: a process that lost it (paused
+// past its expiry) records nothing, and its caller gets 503 and sends again.
 
 /** This process, as a lease holder. */
 const thisProcess = `api-${randomUUID()}`;
@@ -15,7 +15,7 @@ const thisProcess = `api-${randomUUID()}`;
 export interface Lease {
   readonly orgId: string;
   readonly holder: string;
-  /** Set by the statement that recorded the work and gave the lease back (ledger.ts). */
+  /** Set by the statement that recorded the work and gave the lease back (ingest-ledger.ts). */
   givenBack: boolean;
 }
 
