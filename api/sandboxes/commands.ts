@@ -7,7 +7,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishSandboxEvents } from '../../producers/sandbox.ts';
 import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
-import { converge } from './converge.ts';
+import { type ConvergeDeps, converge } from './converge.ts';
 import { ReadModelBehind } from './errors.ts';
 import { KeyedLocks, UsesInProgress } from './serial.ts';
 import type { Loaded, SandboxStore } from './store.ts';
@@ -48,7 +48,15 @@ export class SandboxCommands {
   readonly uses = new UsesInProgress();
   private readonly unusableListeners: ((sandboxId: string, why: Unusable) => void)[] = [];
 
-  constructor(readonly deps: CommandDeps) {}
+  private readonly convergeDeps: ConvergeDeps;
+
+  constructor(readonly deps: CommandDeps) {
+    this.convergeDeps = {
+      runtime: deps.runtime,
+      logger: deps.logger,
+      reportStarted: (loaded) => this.execute(this.command(loaded.sandbox, 'ReportStarted'), loaded),
+    };
+  }
 
   /** Decides `command` on `loaded`, publishes, waits for the read model; call under the lock of `command.sandboxId`. */
   async execute(command: SandboxCommand, loaded: Loaded | undefined): Promise<Loaded> {
@@ -183,7 +191,7 @@ export class SandboxCommands {
   }
 
   private async converge(loaded: Loaded): Promise<Loaded> {
-    const settled = await converge(this, loaded);
+    const settled = await converge(this.convergeDeps, loaded);
     const { status } = settled.sandbox;
     if (status === 'stopped' || status === 'deleted') this.tellUnusable(settled.sandbox.id, status);
     return settled;

@@ -1,7 +1,7 @@
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import type { SandboxStatus } from '../../domain/sandboxes/sandbox.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
-import type { SandboxCommands } from './commands.ts';
 import type { Loaded } from './store.ts';
 
 // Bringing the host in line with the read model: what the runtime must do for each status the
@@ -9,6 +9,14 @@ import type { Loaded } from './store.ts';
 // runtime's create, fork, stop, resume and destroy answer a repeat with the state as it is), so
 // a command cut short by a crash is finished by running this again (recovery.ts), and a retried
 // create finishes what its first attempt began.
+
+/** What converging needs from the command shell (commands.ts), and only that. */
+export interface ConvergeDeps {
+  runtime: SandboxRuntime;
+  logger: Logger;
+  /** Decides and records that the sandbox runs (`ReportStarted`), answering the state it leaves. */
+  reportStarted(loaded: Loaded): Promise<Loaded>;
+}
 
 type HostState = 'running' | 'stopped' | 'exited' | 'missing';
 
@@ -21,12 +29,12 @@ async function hostState(runtime: SandboxRuntime, sandboxId: string): Promise<Ho
   }
 }
 
-type Step = (commands: SandboxCommands, loaded: Loaded, host: HostState) => Promise<Loaded>;
+type Step = (deps: ConvergeDeps, loaded: Loaded, host: HostState) => Promise<Loaded>;
 
 const steps: Record<SandboxStatus, Step> = {
   /** Created, forked or resumed: bring it up, then record that it runs (`create` resolves here). */
-  starting: async (commands, loaded, host) => {
-    const { runtime } = commands.deps;
+  starting: async (deps, loaded, host) => {
+    const { runtime } = deps;
     const { sandbox } = loaded;
     if (host === 'missing') {
       if (sandbox.forkedFrom) await runtime.fork(sandbox.forkedFrom, sandbox.id);
@@ -34,29 +42,29 @@ const steps: Record<SandboxStatus, Step> = {
     } else if (host !== 'running') {
       await runtime.resume(sandbox.id);
     }
-    return commands.execute(commands.command(sandbox, 'ReportStarted'), loaded);
+    return deps.reportStarted(loaded);
   },
   /** A dead init is restarted by the runtime on the next use; a frozen one is thawed now. */
-  running: async (commands, loaded, host) => {
-    if (host === 'stopped') await commands.deps.runtime.resume(loaded.sandbox.id);
+  running: async (deps, loaded, host) => {
+    if (host === 'stopped') await deps.runtime.resume(loaded.sandbox.id);
     if (host === 'missing')
-      commands.deps.logger.error(
+      deps.logger.error(
         { sandboxId: loaded.sandbox.id },
         'sandboxes: running in the read model but unknown to the runtime; its files are gone',
       );
     return loaded;
   },
-  stopped: async (commands, loaded, host) => {
-    if (host !== 'missing' && host !== 'stopped') await commands.deps.runtime.stop(loaded.sandbox.id);
+  stopped: async (deps, loaded, host) => {
+    if (host !== 'missing' && host !== 'stopped') await deps.runtime.stop(loaded.sandbox.id);
     return loaded;
   },
-  deleted: async (commands, loaded, host) => {
-    if (host !== 'missing') await commands.deps.runtime.destroy(loaded.sandbox.id);
+  deleted: async (deps, loaded, host) => {
+    if (host !== 'missing') await deps.runtime.destroy(loaded.sandbox.id);
     return loaded;
   },
 };
 
-export async function converge(commands: SandboxCommands, loaded: Loaded): Promise<Loaded> {
-  const host = await hostState(commands.deps.runtime, loaded.sandbox.id);
-  return steps[loaded.sandbox.status](commands, loaded, host);
+export async function converge(deps: ConvergeDeps, loaded: Loaded): Promise<Loaded> {
+  const host = await hostState(deps.runtime, loaded.sandbox.id);
+  return steps[loaded.sandbox.status](deps, loaded, host);
 }
