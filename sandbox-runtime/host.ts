@@ -1,5 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DebianPackage } from '../platform/debian-packages.ts';
 
 // Small facts about host processes and programs, shared by the runtime's modules.
 
@@ -10,13 +12,29 @@ export function sleep(ms: number): Promise<void> {
 /** The environment host programs run with: never the caller's, never a sandbox user's. */
 export const hostEnv = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
 
+/**
+ * What the runtime runs on the host from Debian's packages beyond the essential ones (util-linux's
+ * unshare and nsenter, coreutils), installed by `npm run stack -- start` with the base filesystem
+ * (rootfs.ts, ensureRootfs), not by the API. The desktop's packages go inside the base
+ * (desktop/packages.ts), not on the host.
+ */
+export const hostPackages: readonly DebianPackage[] = [
+  { pkg: 'bubblewrap', present: () => onHostPath('bwrap') },
+  { pkg: 'debootstrap', present: () => onHostPath('debootstrap') },
+];
+
+function onHostPath(name: string): boolean {
+  return hostEnv.PATH.split(':').some((dir) => existsSync(join(dir, name)));
+}
+
 /** A host program's absolute path, so no PATH a caller sets can swap it. */
 export function hostProgram(name: string): string {
   const found = spawnSync('/bin/sh', ['-c', `command -v ${name}`], { encoding: 'utf8', env: hostEnv });
   const path = found.stdout.trim();
   if (found.status !== 0 || !path.startsWith('/')) {
     throw new Error(
-      `${name} is not installed; the sandbox runtime's prepare() installs it (infra/stack/install.ts)`,
+      `${name} is not installed; \`npm run stack -- start\` installs what the sandbox runtime ` +
+        'needs (sandbox-runtime/host.ts)',
     );
   }
   return path;

@@ -13,9 +13,9 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDebianPackages } from '../infra/stack/install.ts';
+import { ensureDebianPackages } from '../platform/debian-packages.ts';
 import { desktopPackages, installPackages } from './desktop/packages.ts';
-import { hostProgram, runHost } from './host.ts';
+import { hostPackages, hostProgram, runHost } from './host.ts';
 import { sandboxIdMap } from './user-namespace.ts';
 
 // The base root filesystem every sandbox starts from: a minimal Debian built once with
@@ -46,11 +46,15 @@ export function defaultRootfsCache(): string {
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'orrery', 'rootfs');
 }
 
-/** The base filesystem's path, built first if this version is not cached yet. */
+/**
+ * Installs the runtime's host packages (host.ts) and builds the base filesystem if this version
+ * is not cached yet; answers its path. Run by `npm run stack -- start` and the test harness, once,
+ * before any API serves a sandbox: it may take minutes.
+ */
 export async function ensureRootfs(cacheDir: string, log: (line: string) => void): Promise<string> {
+  await ensureDebianPackages(hostPackages, log);
   const target = join(cacheDir, rootfsVersion());
   if (existsSync(join(target, marker))) return target;
-  ensureDebianPackages(log);
   const building = `${target}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true });
@@ -71,6 +75,19 @@ export async function ensureRootfs(cacheDir: string, log: (line: string) => void
     if (!existsSync(join(target, marker))) throw error;
   }
   return target;
+}
+
+/**
+ * The base filesystem's path, as `ensureRootfs` built it. The runtime only reads it: a request
+ * never installs or builds (a missing base is an error that says how to build it).
+ */
+export function builtRootfs(cacheDir: string): string {
+  const target = join(cacheDir, rootfsVersion());
+  if (existsSync(join(target, marker))) return target;
+  throw new Error(
+    `the sandboxes' base filesystem ${rootfsVersion()} is not built in ${cacheDir}; ` +
+      '`npm run stack -- start` builds it',
+  );
 }
 
 function debootstrap(dir: string, log: (line: string) => void): Promise<void> {

@@ -26,7 +26,7 @@ import {
 import { sizeLimits } from './limits.ts';
 import { connectPort, forwardPort } from './ports.ts';
 import { initAlive } from './process-tree.ts';
-import { defaultRootfsCache, ensureRootfs } from './rootfs.ts';
+import { builtRootfs, defaultRootfsCache } from './rootfs.ts';
 import {
   copyFilesystem,
   createFilesystem,
@@ -82,11 +82,14 @@ export class SandboxRuntime {
     return new SandboxRuntime({ ...options, dir: config.sandboxDir });
   }
 
-  /** Installs what is missing, builds the base filesystem once, and probes the host. Idempotent. */
+  /**
+   * Finds the base filesystem and the host programs (`npm run stack -- start` installed and built
+   * them: rootfs.ts, ensureRootfs) and probes the host. Idempotent; installs nothing.
+   */
   prepare(): Promise<Host> {
     this.host ??= (async () => {
       if (process.getuid?.() !== 0) throw new Error('the sandbox runtime runs as root (it maps user ids)');
-      const rootfs = await ensureRootfs(this.options.rootfsCache ?? defaultRootfsCache(), this.log);
+      const rootfs = builtRootfs(this.options.rootfsCache ?? defaultRootfsCache());
       for (const program of ['bwrap', 'nsenter', 'unshare']) hostProgram(program);
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const overlay = this.options.filesystem !== 'copy' && overlayWorks(this.dir);

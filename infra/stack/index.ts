@@ -1,7 +1,7 @@
 import type { Config } from '../../platform/config.ts';
 import { clickhouseComponent } from './clickhouse.ts';
 import { type Component, stackPaths } from './component.ts';
-import { ensureDebianPackages } from './install.ts';
+import { ensureStackPackages } from './install.ts';
 import { kafkaComponent } from './kafka.ts';
 import { modelComponent } from './model.ts';
 import { postgresComponent } from './postgres.ts';
@@ -40,7 +40,7 @@ export async function startStack(
   config: Config,
   log: (line: string) => void,
 ): Promise<Record<string, StartOutcome>> {
-  ensureDebianPackages(log);
+  await ensureStackPackages(log);
   const outcomes: Record<string, StartOutcome> = {};
   for (const component of stackComponents(config)) {
     if (await component.healthy().catch(() => false)) {

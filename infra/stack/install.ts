@@ -2,32 +2,24 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { type DebianPackage, ensureDebianPackages } from '../../platform/debian-packages.ts';
 import { commandExists, run } from './processes.ts';
 
-/** What the stack needs from Debian's packages, keyed by the file that shows it is installed. */
-const debianPackages = [
+/**
+ * What the stack needs from Debian's packages, keyed by the file that shows it is installed. The
+ * sandbox runtime's own (bubblewrap, debootstrap) are its to install (sandbox-runtime/host.ts).
+ */
+const stackPackages: DebianPackage[] = [
   { present: () => commandExists('java'), pkg: 'openjdk-17-jre-headless' },
   { present: () => commandExists('mvn'), pkg: 'maven' },
   { present: () => postgresBinDir() !== undefined, pkg: 'postgresql' },
   { present: () => commandExists('clickhouse-server'), pkg: 'clickhouse-server' },
-  { present: () => commandExists('bwrap'), pkg: 'bubblewrap' },
-  { present: () => commandExists('debootstrap'), pkg: 'debootstrap' },
   // Makes the TLS material of the local secured Kafka cluster (infra/stack/tls.ts).
   { present: () => commandExists('openssl'), pkg: 'openssl' },
 ];
 
-export function ensureDebianPackages(log: (line: string) => void): void {
-  const missing = debianPackages.filter((entry) => !entry.present()).map((entry) => entry.pkg);
-  if (missing.length === 0) return;
-  if (process.getuid?.() !== 0) {
-    throw new Error(
-      `Missing packages: ${missing.join(' ')}. Install them with: sudo apt-get install ${missing.join(' ')}`,
-    );
-  }
-  log(`installing from Debian's packages: ${missing.join(' ')}`);
-  const env = { DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get', ['update', '-q'], { env });
-  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...missing], { env });
+export function ensureStackPackages(log: (line: string) => void): Promise<void> {
+  return ensureDebianPackages(stackPackages, log);
 }
 
 export function postgresBinDir(): string | undefined {
