@@ -1,8 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SandboxError } from '../../../domain/sandboxes/errors.ts';
 import { checkExec } from '../../../sandbox-runtime/exec.ts';
 import { fileLimitBytes, sandboxPath } from '../../../sandbox-runtime/files.ts';
-import { rootfsRecipe, rootfsVersion } from '../../../sandbox-runtime/rootfs.ts';
+import { builtRootfs, rootfsRecipe, rootfsVersion } from '../../../sandbox-runtime/rootfs.ts';
 
 function refusedParam(run: () => unknown): string | undefined {
   try {
@@ -66,5 +69,21 @@ describe('base filesystem version', () => {
     expect(rootfsVersion({ ...rootfsRecipe, packages: [...rootfsRecipe.packages, 'xvfb'] })).not.toBe(
       rootfsVersion(),
     );
+  });
+});
+
+describe('the base filesystem, as the runtime finds it', () => {
+  it('is refused, naming the command that builds it, until a build finished; then its path', () => {
+    const cache = mkdtempSync(join(tmpdir(), 'orrery-rootfs-'));
+    try {
+      expect(() => builtRootfs(cache)).toThrow(/`npm run stack -- start` builds it/);
+      const target = join(cache, rootfsVersion());
+      mkdirSync(target);
+      expect(() => builtRootfs(cache)).toThrow(/is not built/);
+      writeFileSync(join(target, '.orrery-rootfs.json'), '{}');
+      expect(builtRootfs(cache)).toBe(target);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
