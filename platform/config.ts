@@ -72,6 +72,13 @@ const inferenceModel = z.strictObject({
   /** Further attempts after a refused connection or a 5xx, within the budget. */
   retries: z.number().int().min(0).max(5).default(1),
   maxTokens: z.number().int().positive().default(64),
+  /**
+   * The endpoint continues a final assistant message (llama.cpp's server, Ollama, vLLM, which is
+   * sent `continue_final_message`): the answer is started for the model with its label and ends
+   * at the first line break (docs/inference-prompts.md). Off by default: OpenAI's API answers a
+   * final assistant message with a new one.
+   */
+  answerPrefix: z.boolean().default(false),
 });
 export type InferenceModelConfig = z.infer<typeof inferenceModel>;
 
@@ -132,12 +139,15 @@ export function inferenceSettings(env: {
     name: localModel.name,
     writes: ['titles', 'previews'],
     baseUrl: `http://127.0.0.1:${localModel.port}/v1`,
-    // One CPU thread reads about 70 prompt tokens a second: a chat at the spec's whole budget
-    // (about 3,500 tokens) takes most of a minute, and the answer must not be cut off before.
-    timeoutMs: 60_000,
+    // One CPU thread reads about 60 prompt tokens a second (bench/quality.ts): a chat at the
+    // spec's whole budget (about 3,500 tokens) takes about a minute, and a slow answer is still
+    // better than none (502).
+    timeoutMs: 120_000,
     // A refused connection is the part restarting (the stack's watcher): worth one more try.
     retries: 1,
     maxTokens: 64,
+    // llama.cpp's server continues a final assistant message: a 135M model needs its answer started.
+    answerPrefix: true,
   };
   return { models: [model], localModel };
 }

@@ -84,7 +84,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         const principal = request.principal!;
         const model = models.get(request.params.model);
         if (!model?.writes.includes(endpoint)) throw inferenceApiError('model_not_found');
-        const prepared = task.prepare(request.body);
+        const prepared = task.prepare(request.body, model);
         const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
         if (!opts.directory.hasCredit(principal.orgId)) throw inferenceApiError('insufficient_credit');
         const deployment = deployments.get(model.name);
@@ -119,7 +119,10 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         }
         const decided = prepared.answer(modelReply.line);
         if (decided.failed)
-          request.log.info({ model: model.name, failed: decided.failed }, 'inference: fallback');
+          request.log.info(
+            { model: model.name, prompt: prepared.prompt.version, failed: decided.failed },
+            'inference: fallback',
+          );
 
         const event: UsageRecorded = {
           type: 'UsageRecorded',

@@ -1,5 +1,5 @@
 import { type DecidedAnswer, decideAnswer } from '../../domain/inference/answer.ts';
-import type { PromptMessages } from '../../domain/inference/render-chat.ts';
+import type { Prompt, PromptStyle } from '../../domain/inference/prompt.ts';
 import { renderPreview } from '../../domain/inference/render-preview.ts';
 import { renderTitle } from '../../domain/inference/render-title.ts';
 import {
@@ -15,14 +15,17 @@ import { inferenceApiError } from './error-format.ts';
 // becomes a prompt and the model's line becomes `text` and `fallback` (the pure core).
 
 export interface PreparedRequest {
-  prompt: PromptMessages;
+  prompt: Prompt;
   answer(modelLine: string | null): DecidedAnswer;
 }
 
 interface Task {
   object: 'title' | 'preview';
-  /** Parses the body (422 invalid_request with `param` as the spec writes it) and renders it. */
-  prepare(body: unknown): PreparedRequest;
+  /**
+   * Parses the body (422 invalid_request with `param` as the spec writes it) and renders it in
+   * the style the model takes.
+   */
+  prepare(body: unknown, style: PromptStyle): PreparedRequest;
 }
 
 function parsed<T>(result: ParseResult<T>): T {
@@ -33,20 +36,20 @@ function parsed<T>(result: ParseResult<T>): T {
 export const tasks: Record<InferenceEndpoint, Task> = {
   titles: {
     object: 'title',
-    prepare(body) {
+    prepare(body, style) {
       const request = parsed(parseInferenceBody(titleRequest, body));
       return {
-        prompt: renderTitle(request),
+        prompt: renderTitle(request, style),
         answer: (modelLine) => decideAnswer({ task: 'title', request, modelLine }),
       };
     },
   },
   previews: {
     object: 'preview',
-    prepare(body) {
+    prepare(body, style) {
       const request = parsed(parseInferenceBody(previewRequest, body));
       return {
-        prompt: renderPreview(request),
+        prompt: renderPreview(request, style),
         answer: (modelLine) => decideAnswer({ task: 'preview', request, modelLine }),
       };
     },

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { z } from 'zod';
-import type { PromptMessages } from '../../domain/inference/render-chat.ts';
+import type { Prompt } from '../../domain/inference/prompt.ts';
 import type { InferenceModelConfig } from '../../platform/config.ts';
 
 // One question to a model behind an OpenAI-compatible chat-completions endpoint (vLLM,
@@ -43,7 +43,7 @@ type Attempt =
 
 const retryDelayMs = (attempt: number) => 25 * 2 ** attempt;
 
-export async function askModel(model: DeployedModel, messages: PromptMessages): Promise<ModelReply> {
+export async function askModel(model: DeployedModel, prompt: Prompt): Promise<ModelReply> {
   const started = performance.now();
   const deadline = started + model.timeoutMs;
   const request = {
@@ -54,7 +54,10 @@ export async function askModel(model: DeployedModel, messages: PromptMessages): 
     },
     body: JSON.stringify({
       model: model.upstreamModel ?? model.name,
-      messages,
+      messages: prompt.messages,
+      ...(prompt.answerStarted
+        ? { stop: prompt.answerStarted.stop, continue_final_message: true, add_generation_prompt: false }
+        : {}),
       max_tokens: model.maxTokens,
       temperature: 0,
       stream: false,

@@ -1,4 +1,4 @@
-// The chat block shared by title-v1 (the chat to title) and preview-v1 (an item's thread):
+// The chat block shared by the title format (the chat to title) and the preview format (an item's thread):
 // one paragraph per message, a speaker line in brackets, then the content as sent (after
 // reduction). Messages left out by reduction are one line with their count.
 
@@ -40,14 +40,4 @@ export function chatSize(chat: ReducedChat): number {
 
 export function countMessages(count: number): string {
   return `${count} ${count === 1 ? 'message' : 'messages'}`;
-}
-
-/** OpenAI-compatible chat-completions `messages`: the format's rules, then the data. */
-export type PromptMessages = [{ role: 'system'; content: string }, { role: 'user'; content: string }];
-
-export function promptMessages(system: string, user: string): PromptMessages {
-  return [
-    { role: 'system', content: system },
-    { role: 'user', content: user },
-  ];
 }

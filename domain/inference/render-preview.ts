@@ -1,14 +1,17 @@
-// Prompt format preview-v1 (docs/inference-prompts.md): the rules of the preview's output
-// checks in the system message (spec 000, Output checks: preview), the item in the user
-// message: its kind, its header lines in the spec's order (Item table), the thread as context,
+// Prompt format preview-v2 (docs/inference-prompts.md): the rules of the preview's output
+// checks in the system message (spec 000, Output checks: preview), worked examples, the item in
+// the last user message: its kind, its header lines in the spec's order (Item table), the thread as context,
 // and the newest message under its own heading. Changing any text is a new version.
+
+import { type Prompt, type PromptFormat, type PromptStyle, promptOf } from './prompt.ts';
+import { previewExamples } from './prompt-examples.ts';
 import { markNames } from './reader.ts';
 import { cutBody, reduceChat } from './reduction.ts';
-import { chatSize, countMessages, type PromptMessages, promptMessages, renderChat } from './render-chat.ts';
+import { chatSize, countMessages, renderChat } from './render-chat.ts';
 import type { AgentActionItem, Item, PreviewRequest } from './requests.ts';
 import { oneLine } from './text.ts';
 
-export const previewPromptVersion = 'preview-v1';
+export const previewPromptVersion = 'preview-v2';
 
 // "At most 15 words" is what the service promises (What the service does); the check accepts 20.
 export const previewSystemPrompt = [
@@ -104,6 +107,15 @@ export function renderPreviewUser(request: PreviewRequest): string {
   return paragraphs.join('\n\n');
 }
 
-export function renderPreview(request: PreviewRequest): PromptMessages {
-  return promptMessages(previewSystemPrompt, renderPreviewUser(request));
+export const previewFormat: PromptFormat = {
+  version: previewPromptVersion,
+  system: previewSystemPrompt,
+  label: 'Preview',
+  instruction: 'Write the preview of this item in one short sentence.',
+};
+
+const examples = previewExamples.map(({ request, answer }) => ({ user: renderPreviewUser(request), answer }));
+
+export function renderPreview(request: PreviewRequest, style: PromptStyle): Prompt {
+  return promptOf(previewFormat, examples, renderPreviewUser(request), style);
 }

@@ -10,6 +10,9 @@ export interface ModelRequest {
   model: string;
   messages: { role: string; content: string }[];
   maxTokens: number | undefined;
+  stop: string[] | undefined;
+  /** vLLM's: the last message is the started answer, to be continued. */
+  continueFinalMessage: boolean | undefined;
   authorization: string | undefined;
 }
 
@@ -84,11 +87,15 @@ export async function startModelServer(
       model: string;
       messages: ModelRequest['messages'];
       max_tokens?: number;
+      stop?: string[];
+      continue_final_message?: boolean;
     };
     const received: ModelRequest = {
       model: body.model,
       messages: body.messages,
       maxTokens: body.max_tokens,
+      stop: body.stop,
+      continueFinalMessage: body.continue_final_message,
       authorization: request.headers.authorization,
     };
     requests.push(received);

@@ -54,6 +54,7 @@ beforeAll(async () => {
           timeoutMs: 2000,
           retries: 0,
           maxTokens: 64,
+          answerPrefix: false,
         },
       ],
     },

@@ -45,7 +45,11 @@ describe('an answered title', () => {
     const asked = service.model.requests.at(-1)!;
     expect(asked.model).toBe('stand-in/scribe');
     expect(asked.authorization).toBe(`Bearer ${upstreamKey}`);
-    expect(asked.messages).toEqual(renderTitle(titleRequest.parse(titleBody)));
+    expect(asked.messages).toEqual(
+      renderTitle(titleRequest.parse(titleBody), { answerPrefix: false }).messages,
+    );
+    expect(asked.stop).toBeUndefined();
+    expect(asked.continueFinalMessage).toBeUndefined();
 
     const requestId = String(response.headers['x-request-id']);
     const logged = await loggedRequest(service.api, customer.key, requestId);
@@ -90,7 +94,9 @@ describe('an answered preview', () => {
       text: 'Bob sent you the Q3 plan',
       fallback: false,
     });
-    expect(service.model.requests.at(-1)!.messages).toEqual(renderPreview(previewRequest.parse(emailBody)));
+    expect(service.model.requests.at(-1)!.messages).toEqual(
+      renderPreview(previewRequest.parse(emailBody), { answerPrefix: false }).messages,
+    );
   });
 
   it('cleans a wrapped line before checking it', async () => {
@@ -98,6 +104,28 @@ describe('an answered preview', () => {
     const response = await invoke(service.api, 'scribe/v1/previews', emailBody, customer.key);
     expect(response.json()).toMatchObject({ text: 'Bob sent you the Q3 plan', fallback: false });
   });
+});
+
+describe('a model that continues a started answer (answerPrefix)', () => {
+  it.each([
+    ['titles', titleBody, 'Title:', 'Password reset help'],
+    ['previews', emailBody, 'Preview:', 'Bob sent you the Q3 plan'],
+  ])(
+    '%s: starts the answer with its label and stops at the line break',
+    async (endpoint, body, label, line) => {
+      // llama.cpp's server answers with the started text included; vLLM with the rest alone.
+      for (const answered of [`${label} ${line}`, ` ${line}`]) {
+        answerWith({ line: answered });
+        const response = await invoke(service.api, `continuer/v1/${endpoint}`, body, customer.key);
+        expect(response.json()).toMatchObject({ text: line, fallback: false });
+        const asked = service.model.requests.at(-1)!;
+        expect(asked.messages.at(-1)).toEqual({ role: 'assistant', content: label });
+        expect(asked.messages.at(-2)).toMatchObject({ role: 'user' });
+        expect(asked.stop).toEqual(['\n']);
+        expect(asked.continueFinalMessage).toBe(true);
+      }
+    },
+  );
 });
 
 const agentRunning = { kind: 'agent_action', item: { tool: 'search_web', arguments: { query: 'rust' } } };

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../../api/app.ts';
 import { checkPreview, checkTitle } from '../../../domain/inference/checks.ts';
-import type { PromptMessages } from '../../../domain/inference/render-chat.ts';
+import type { PromptMessage } from '../../../domain/inference/prompt.ts';
 import { renderPreview } from '../../../domain/inference/render-preview.ts';
 import { renderTitle } from '../../../domain/inference/render-title.ts';
 import { previewRequest, titleRequest } from '../../../domain/inference/requests.ts';
@@ -16,7 +16,9 @@ import { type Customer, emailBody, invoke, loggedRequest, newCustomer, titleBody
 // configured with ORRERY_MODELS unset. The words are the model's; the checks are on the answer's
 // shape, and on its usage being the model's own count of the prompt we rendered.
 
-const { localModel } = config().inference;
+const { localModel, models } = config().inference;
+// The default model continues a started answer: its prompts are rendered in that style.
+const style = { answerPrefix: models[0]?.answerPrefix ?? false };
 
 let platform: TestPlatform;
 let api: FastifyInstance;
@@ -42,7 +44,7 @@ describe.skipIf(localModel === undefined)('the default model (ORRERY_MODELS unse
   });
 
   /** The prompt's tokens as the model counts them: its chat template, then its tokenizer. */
-  async function promptTokens(messages: PromptMessages): Promise<number> {
+  async function promptTokens(messages: PromptMessage[]): Promise<number> {
     const base = `http://127.0.0.1:${localModel!.port}`;
     const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
       const response = await fetch(`${base}${path}`, {
@@ -69,14 +71,14 @@ describe.skipIf(localModel === undefined)('the default model (ORRERY_MODELS unse
       endpoint: 'titles',
       object: 'title',
       body: titleBody,
-      prompt: () => renderTitle(titleRequest.parse(titleBody)),
+      prompt: () => renderTitle(titleRequest.parse(titleBody), style).messages,
       check: checkTitle,
     },
     {
       endpoint: 'previews',
       object: 'preview',
       body: emailBody,
-      prompt: () => renderPreview(previewRequest.parse(emailBody)),
+      prompt: () => renderPreview(previewRequest.parse(emailBody), style).messages,
       check: checkPreview,
     },
   ])(

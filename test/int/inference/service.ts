@@ -29,7 +29,13 @@ export const upstreamKey = 'sk-upstream-test';
 export async function startInferenceService(): Promise<InferenceService> {
   const platform = await startTestPlatform();
   const model = await startModelServer();
-  const deployed = { baseUrl: model.baseUrl, timeoutMs: 1000, retries: 1, maxTokens: 64 };
+  const deployed = {
+    baseUrl: model.baseUrl,
+    timeoutMs: 1000,
+    retries: 1,
+    maxTokens: 64,
+    answerPrefix: false,
+  };
   const models: InferenceModelConfig[] = [
     {
       name: 'scribe',
@@ -39,7 +45,15 @@ export async function startInferenceService(): Promise<InferenceService> {
       apiKey: upstreamKey,
     },
     { name: 'titler', writes: ['titles'], ...deployed },
-    { name: 'dormant', writes: ['titles', 'previews'], timeoutMs: 1000, retries: 1, maxTokens: 64 },
+    { name: 'continuer', writes: ['titles', 'previews'], ...deployed, answerPrefix: true },
+    {
+      name: 'dormant',
+      writes: ['titles', 'previews'],
+      timeoutMs: 1000,
+      retries: 1,
+      maxTokens: 64,
+      answerPrefix: false,
+    },
     { name: 'unreachable', writes: ['titles', 'previews'], ...deployed, baseUrl: await refusedBaseUrl() },
   ];
   const apis: FastifyInstance[] = [];

@@ -64,7 +64,7 @@ describe('ORRERY_MODELS', () => {
   it('reads models with defaults; a model without baseUrl is known but not deployed', () => {
     expect(
       parseModels(
-        '[{"name":"scribe-1","writes":["titles","previews"],"baseUrl":"http://127.0.0.1:8000/v1"},{"name":"later","writes":["titles"]}]',
+        '[{"name":"scribe-1","writes":["titles","previews"],"baseUrl":"http://127.0.0.1:8000/v1"},{"name":"later","writes":["titles"],"answerPrefix":true}]',
       ),
     ).toEqual([
       {
@@ -74,8 +74,9 @@ describe('ORRERY_MODELS', () => {
         timeoutMs: 10_000,
         retries: 1,
         maxTokens: 64,
+        answerPrefix: false,
       },
-      { name: 'later', writes: ['titles'], timeoutMs: 10_000, retries: 1, maxTokens: 64 },
+      { name: 'later', writes: ['titles'], timeoutMs: 10_000, retries: 1, maxTokens: 64, answerPrefix: true },
     ]);
     expect(parseModels('[]')).toEqual([]);
   });
@@ -87,6 +88,11 @@ describe('ORRERY_MODELS', () => {
     ['an unknown field', '[{"name":"m","writes":["titles"],"timeout":5}]', /timeout/],
     ['a repeated name', '[{"name":"m","writes":["titles"]},{"name":"m","writes":["previews"]}]', /repeat/],
     ['a name with a slash', '[{"name":"a/b","writes":["titles"]}]', /name/],
+    [
+      'an answer prefix that is not true or false',
+      '[{"name":"m","writes":["titles"],"answerPrefix":"yes"}]',
+      /answerPrefix/,
+    ],
   ])('refuses %s', (_, text, message) => {
     expect(() => parseModels(text)).toThrow(message);
   });

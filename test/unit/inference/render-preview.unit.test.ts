@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { previewExamples } from '../../../domain/inference/prompt-examples.ts';
 import { cutMarker } from '../../../domain/inference/reduction.ts';
 import {
   argumentsText,
@@ -11,12 +12,23 @@ import type { PreviewRequest } from '../../../domain/inference/requests.ts';
 
 const lines = (...l: string[]) => l.join('\n');
 
-describe('preview-v1', () => {
+const instruction = '(Write the preview of this item in one short sentence.)';
+
+describe('preview-v2', () => {
   it('has its version string and a system message with the output rules', () => {
-    expect(previewPromptVersion).toBe('preview-v1');
-    const [system, user] = renderPreview({ kind: 'doc', item: { title: 'Roadmap' } });
-    expect(system).toEqual({ role: 'system', content: previewSystemPrompt });
-    expect(user).toEqual({ role: 'user', content: 'Kind: doc\n\nTitle: Roadmap' });
+    expect(previewPromptVersion).toBe('preview-v2');
+    const { messages } = renderPreview({ kind: 'doc', item: { title: 'Roadmap' } }, { answerPrefix: false });
+    expect(messages[0]).toEqual({ role: 'system', content: previewSystemPrompt });
+    expect(messages.slice(1, -1)).toEqual(
+      previewExamples.flatMap((example) => [
+        { role: 'user', content: `${renderPreviewUser(example.request)}\n\n${instruction}` },
+        { role: 'assistant', content: example.answer },
+      ]),
+    );
+    expect(messages.at(-1)).toEqual({
+      role: 'user',
+      content: `Kind: doc\n\nTitle: Roadmap\n\n${instruction}`,
+    });
     expect(previewSystemPrompt).toBe(
       lines(
         'You write the preview of one item in a list: one line that tells the reader what opening the item would show.',

@@ -21,9 +21,10 @@ describe('the default model (ORRERY_MODELS unset)', () => {
         name: 'smollm2-135m',
         writes: ['titles', 'previews'],
         baseUrl: 'http://127.0.0.1:18082/v1',
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
         retries: 1,
         maxTokens: 64,
+        answerPrefix: true,
       },
     ]);
   });
