@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
 import { requireExisting } from '../../domain/sandboxes/decide.ts';
 import { config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
