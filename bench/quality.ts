@@ -134,7 +134,6 @@ console.log(machineLine());
 console.log(`model: ${model.name} at ${model.baseUrl} (answer prefix: ${model.answerPrefix ? 'yes' : 'no'})`);
 console.log(`corpus: ${JSON.stringify(countByKind(corpus))}`);
 const report: string[] = [`# Quality bench: ${model.name}, ${new Date().toISOString()}`, ''];
-const lines: string[] = [];
 for (const endpoint of endpoints) {
   const entries: [CorpusEntry<unknown>, string][] =
     endpoint === 'titles'
@@ -155,8 +154,8 @@ for (const endpoint of endpoints) {
     `  ${outcomes.length} requests in ${seconds.toFixed(0)} s`,
   ];
   console.log(printed.join('\n'));
-  lines.push(...printed);
   report.push(`## ${endpoint}`, '', '```', ...printed, '```', '', ...outcomes.map(answerRecord));
+  // After each endpoint: a run stopped during the second keeps the first's answers.
+  writeFileSync(outFile, `${report.join('\n')}\n`);
+  console.log(`answers: ${outFile}`);
 }
-writeFileSync(outFile, `${report.join('\n')}\n`);
-console.log(`answers: ${outFile}`);
