@@ -338,12 +338,21 @@ describe('what the load met, and what was kept', () => {
       'every answered title billed',
     );
     expect(billed).toEqual({ requests: answered.length, input_tokens: answered.length * inputTokens });
-    const logged = await (
-      await clickhouse.query({
-        query: sql`SELECT request_id FROM requests FINAL WHERE org_id = ${orgId}`.text,
-        format: 'JSONEachRow',
-      })
-    ).json<{ request_id: string }>();
+    // The request log is another consumer group's (ClickHouse): it may still be behind the
+    // Postgres rollup just read, so it is waited for in its own right.
+    const logged = await eventually(
+      async () => {
+        const rows = await (
+          await clickhouse.query({
+            query: sql`SELECT request_id FROM requests FINAL WHERE org_id = ${orgId}`.text,
+            format: 'JSONEachRow',
+          })
+        ).json<{ request_id: string }>();
+        return rows.length >= answered.length ? rows : undefined;
+      },
+      120_000,
+      'every answered title in the request log',
+    );
     expect(logged.map((row) => row.request_id).sort()).toEqual([...answered].sort());
   }, 300_000);
 });
