@@ -36,6 +36,13 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'packages-stand-alone',
+      comment: 'a published package (packages/) is installed without the platform: it imports none of it',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: folders([...product, 'test', 'bench', 'infra']) },
+    },
+    {
       name: 'product-not-from-tests',
       comment: 'test/ and bench/ use the product, never the other way round',
       severity: 'error',
@@ -44,7 +51,7 @@ module.exports = {
     },
   ],
   options: {
-    exclude: { path: '^(node_modules|\\.venv|\\.stack|\\.sandboxes)/' },
+    exclude: { path: '(^|/)(node_modules|dist)/|^(\\.venv|\\.stack|\\.sandboxes)/' },
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

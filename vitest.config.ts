@@ -11,13 +11,17 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.unit.test.ts'],
+          include: ['test/unit/**/*.unit.test.ts', 'packages/*/test/**/*.unit.test.ts'],
         },
       },
       {
         test: {
           name: 'int',
-          include: ['test/int/**/*.int.test.ts', 'test/e2e/**/*.e2e.test.ts'],
+          include: [
+            'test/int/**/*.int.test.ts',
+            'test/e2e/**/*.e2e.test.ts',
+            'packages/*/test/**/*.int.test.ts',
+          ],
           globalSetup: ['test/harness/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
