@@ -23,7 +23,7 @@ export function givenDesktop(label: string) {
 type Given = ReturnType<typeof givenDesktop>;
 
 /** Serves the test page from inside the sandbox with Python's http.server on port 8000. */
-export async function serveTestPage({ runtime, id }: Given): Promise<void> {
+export async function serveTestPage({ runtime, id }: Pick<Given, 'runtime' | 'id'>): Promise<void> {
   await runtime.writeFile(id, '/srv/www/page.html', testPage);
   const serve =
     'cd /srv/www && setsid python3 -m http.server 8000 --bind 127.0.0.1 </dev/null >/tmp/http.log 2>&1 &';
@@ -32,12 +32,12 @@ export async function serveTestPage({ runtime, id }: Given): Promise<void> {
   await eventually(async () => ((await runtime.exec(id, check)).result.exit_code === 0 ? true : undefined));
 }
 
-export async function screen({ desktop, id }: Given): Promise<Image> {
+export async function screen({ desktop, id }: Pick<Given, 'desktop' | 'id'>): Promise<Image> {
   return decodePng((await desktop.screenshot(id)).png);
 }
 
 /** Opens the test page in a new tab and waits until its button shows; answers the button's box. */
-export async function openTestPage(given: Given): Promise<Box> {
+export async function openTestPage(given: Pick<Given, 'desktop' | 'id'>): Promise<Box> {
   await given.desktop.input(given.id, { action: 'open', urls: [pageUrl] });
   return eventually(async () => findColour(await screen(given), colours.button), 20_000, 'the test page');
 }

@@ -1,0 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+
+// Serves a built site's files on a loopback port, as any static host would: the pages a browser
+// test opens have an origin of their own, as a user's would.
+
+const types: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+};
+
+export async function serveStatic(dir: string): Promise<{ origin: string; stop: () => Promise<void> }> {
+  const server = createServer(async (request, response) => {
+    const path = normalize(new URL(request.url ?? '/', 'http://host').pathname).replace(/^(\.\.[/\\])+/, '');
+    try {
+      const body = await readFile(join(dir, path));
+      response.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
