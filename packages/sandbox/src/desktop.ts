@@ -27,7 +27,7 @@ import type {
   Screenshot,
   ScrollOptions,
 } from './desktop-types.js';
-import { ApiError } from './errors.js';
+import { ApiError, unexpectedAnswer } from './errors.js';
 import type { paths } from './openapi.generated.js';
 import { screenshotSize } from './png.js';
 
@@ -38,7 +38,7 @@ import { screenshotSize } from './png.js';
 type InputBody =
   paths['/api/sandboxes/{id}/desktop/input']['post']['requestBody']['content']['application/json'];
 
-/** Which ability each method needs: `view` reads, `control` does everything else. */
+/** A `control` method called with a `view` token: the API's refusal, naming the method. */
 function insufficientAbility(method: string): ApiError {
   return new ApiError({
     code: 'insufficient_ability',
@@ -144,7 +144,7 @@ export class Desktop implements DesktopActions {
     const answer = await this.input({ action: 'cursor' }, 'cursor');
     if (!('x' in answer))
       throw new ApiError({
-        code: 'unexpected_answer',
+        code: unexpectedAnswer,
         status: 200,
         message: 'The API answered `cursor` without a position: retry.',
       });
