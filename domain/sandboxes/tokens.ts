@@ -21,11 +21,6 @@ export function hasAbility(granted: readonly Ability[], required: Ability): bool
   return granted.some((ability) => includedAbilities[ability].includes(required));
 }
 
-/** A token holds one ability, `['view']` or `['control']`; asking for both means `control`. */
-export function normalizeAbilities(requested: readonly Ability[]): [Ability] {
-  return [requested.includes('control') ? 'control' : 'view'];
-}
-
 export const tokenLifetimeSeconds = { min: 60, max: 3600, default: 900 } as const;
 export const maxOrigins = 10;
 
@@ -45,7 +40,8 @@ export function mintToken(
   state: SandboxState,
   grant: {
     keyId: string;
-    abilities: readonly Ability[];
+    /** Exactly one ability (requests.ts refuses anything else with 422 on `abilities`). */
+    abilities: [Ability];
     expiresInSeconds: number;
     origins: string[];
     now: Date;
@@ -57,7 +53,7 @@ export function mintToken(
     sandboxId: sandbox.id,
     orgId: sandbox.orgId,
     keyId: grant.keyId,
-    abilities: normalizeAbilities(grant.abilities),
+    abilities: grant.abilities,
     origins: grant.origins,
     expiresAt: new Date(grant.now.getTime() + grant.expiresInSeconds * 1000),
   };

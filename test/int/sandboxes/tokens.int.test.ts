@@ -42,7 +42,7 @@ describe('minting', () => {
   it('answers 201 with the token, the sandbox, one ability, normalized origins and the expiry', async () => {
     const before = api.clock.now().getTime();
     const answer = await mint({
-      abilities: ['view', 'control'],
+      abilities: ['control'],
       origins: ['https://App.Example.com/', 'https://app.example.com', 'http://localhost:3000'],
     });
     expect(answer.statusCode).toBe(201);
@@ -64,6 +64,8 @@ describe('minting', () => {
   it.each([
     [{}, 'abilities'],
     [{ abilities: [] }, 'abilities'],
+    [{ abilities: ['view', 'control'] }, 'abilities'],
+    [{ abilities: ['control', 'control'] }, 'abilities'],
     [{ abilities: ['admin'] }, 'abilities[0]'],
     [{ abilities: ['view'], expires_in: 59 }, 'expires_in'],
     [{ abilities: ['view'], expires_in: 3601 }, 'expires_in'],

@@ -179,9 +179,9 @@ describe('token mint body', () => {
     });
   });
 
-  it('normalizes abilities and origins', () => {
+  it('normalizes origins', () => {
     const body = {
-      abilities: ['view', 'control'],
+      abilities: ['control'],
       origins: ['HTTPS://App.Example.com/', 'https://app.example.com:443'],
     };
     expect(parseSandboxBody(createTokenBody, body)).toMatchObject({
@@ -206,6 +206,12 @@ describe('token mint body', () => {
     ['an origin with a port', { origins: ['http://localhost:3000'] }, true],
     ['no abilities', { abilities: [] }, 'abilities'],
     ['an unknown ability', { abilities: ['admin'] }, 'abilities[0]'],
+    ['view', { abilities: ['view'] }, true],
+    ['control', { abilities: ['control'] }, true],
+    ['both abilities', { abilities: ['view', 'control'] }, 'abilities'],
+    ['both abilities, control first', { abilities: ['control', 'view'] }, 'abilities'],
+    ['a duplicate', { abilities: ['view', 'view'] }, 'abilities'],
+    ['an ability as a bare string', { abilities: 'control' }, 'abilities'],
   ])('%s', (_name, body, expected) => {
     expect(verdict(createTokenBody, { abilities: ['control'], ...body })).toBe(expected);
   });

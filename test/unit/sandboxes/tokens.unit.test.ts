@@ -61,7 +61,7 @@ describe('origins', () => {
 describe('minting', () => {
   const grant = {
     keyId: 'key_1',
-    abilities: ['view', 'control'] as Ability[],
+    abilities: ['control'] as [Ability],
     expiresInSeconds: 900,
     origins: [],
     now: at(0),
