@@ -57,6 +57,9 @@ const KEY_NAMES: Readonly<Record<string, string>> = {
   page_down: 'Page_Down',
   pagedown: 'Page_Down',
   next: 'Page_Down',
+  // single characters that are not their own X name
+  ' ': 'space',
+  '+': 'plus',
   // others
   print: 'Print',
   printscreen: 'Print',
