@@ -2,7 +2,7 @@
 // the model sends; these check that it did, and refuse with the field's name when it did not.
 
 import { ComputerUseError } from '../computer-use/errors.js';
-import { desktopCombination, desktopModifiers } from '../computer-use/keys.js';
+import { desktopKeys, desktopModifiers } from '../computer-use/keys.js';
 import type { Keys, ScrollDirection } from '../desktop-types.ts';
 
 const DIRECTIONS: readonly ScrollDirection[] = ['up', 'down', 'left', 'right'];
@@ -42,16 +42,9 @@ export function direction(value: unknown, field: string): ScrollDirection {
   return found;
 }
 
-/**
- * `key` and `hold_key`'s `text`: one key or combination (`ctrl+s`), or several separated by spaces
- * and pressed in turn (`Down Down Return`), each key by its desktop name.
- */
+/** `key` and `hold_key`'s `text`: keys as `desktopKeys` reads them. */
 export function keys(value: unknown, field: string): Keys {
-  const names = text(value, field)
-    .trim()
-    .split(/\s+/)
-    .map((combination) => desktopCombination(combination, field));
-  return names.length === 1 ? names[0]! : names;
+  return desktopKeys(text(value, field), field);
 }
 
 /** The optional `text` of clicks, drags and scrolls: keys held during the action (`ctrl+shift`). */

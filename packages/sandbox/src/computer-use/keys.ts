@@ -3,6 +3,7 @@
 // every adapter: Anthropic's names are case-insensitive X names ("return", "Page_Down"), OpenAI's are
 // upper case web names ("ENTER", "ARROWLEFT", "CMD").
 
+import type { Keys } from '../desktop-types.ts';
 import { ComputerUseError } from './errors.js';
 
 /** The modifiers the desktop holds during a click, drag or scroll. */
@@ -87,6 +88,18 @@ export function desktopCombination(combination: string, field: string): string {
     );
   }
   return parts.map((part) => desktopKey(part.trim())).join('+');
+}
+
+/**
+ * Keys written as one key or combination (`ctrl+s`), or several separated by spaces and pressed in
+ * turn (`Down Down Return`), each key by its desktop name.
+ */
+export function desktopKeys(text: string, field: string): Keys {
+  const names = text
+    .trim()
+    .split(/\s+/)
+    .map((combination) => desktopCombination(combination, field));
+  return names.length === 1 ? names[0]! : names;
 }
 
 /** Held keys as the desktop's `modifiers` (`ctrl+shift`); `undefined` for none. Other keys are refused. */
