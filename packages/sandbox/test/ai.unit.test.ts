@@ -1,6 +1,10 @@
-import type { LanguageModelV4GenerateResult, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { generateText, isStepCount } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+
+/** One recorded model step, typed by the mock model's own `doGenerate`. */
+type LanguageModelV4GenerateResult = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
+type LanguageModelV4Prompt = MockLanguageModelV4['doGenerateCalls'][number]['prompt'];
+
 import { describe, expect, it } from 'vitest';
 import { computerTools } from '../src/ai/index.js';
 import { RecordingDesktop, RefusedByDesktop, readPng } from './support/recording-desktop.js';
