@@ -1,11 +1,10 @@
 import createClient, { type Client as OpenApiClient } from 'openapi-fetch';
+import { defaultBaseUrl } from './addresses.js';
 import { apiErrorFrom } from './errors.js';
 import type { paths } from './openapi.generated.js';
 
 // One address and one credential (an API key or a sandbox token): the typed low-level client
 // over them, and the one place an answer becomes its data or an `ApiError`.
-
-export const defaultBaseUrl = 'http://127.0.0.1:8080';
 
 /** The typed low-level client: every route of the API's /openapi.json (`client.client`). */
 export type ApiClient = OpenApiClient<paths>;

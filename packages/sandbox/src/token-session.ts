@@ -1,3 +1,4 @@
+import { screenUrl } from './addresses.js';
 import type { TokenGrant } from './api-types.js';
 import { Connection, type Fetch } from './connection.js';
 import { Desktop } from './desktop.js';
@@ -26,12 +27,6 @@ export interface TokenSession {
   token: string;
   sandbox: string;
   baseUrl: string;
-}
-
-/** The screen's address: the API's, with `ws` for `http` and `wss` for `https`. */
-export function screenUrl(baseUrl: string, sandbox: string, token: string): string {
-  const base = baseUrl.replace(/^https?:/i, (scheme) => (scheme.toLowerCase() === 'https:' ? 'wss:' : 'ws:'));
-  return `${base}/api/sandboxes/${encodeURIComponent(sandbox)}/screen?${new URLSearchParams({ token })}`;
 }
 
 export function fromToken(grant: TokenGrant | string, options: FromTokenOptions = {}): TokenSession {

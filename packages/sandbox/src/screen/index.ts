@@ -1,4 +1,4 @@
-import { defaultBaseUrl, screenUrl } from '../screen-url.js';
+import { defaultBaseUrl, screenUrl } from '../addresses.js';
 
 // The embeddable live screen (spec 002, "Embeddable screen"): noVNC's RFB client on the screen
 // route's WebSocket, scaled to fit its element. In `view` mode noVNC sends no input at all (and the
