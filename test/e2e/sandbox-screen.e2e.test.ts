@@ -14,11 +14,12 @@ import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../int/sandb
 import { colours, openTestPage, screen, serveTestPage } from '../int/sandboxes-desktop/given.ts';
 import type { Box } from '../int/sandboxes-desktop/png.ts';
 
-// `@orrery/sandbox/screen` and `/react` as users ship them (issue 14, items 5 and 6): the
-// package built to dist/, two pages built with Vite that import it by name, real Chromium, the API
-// on a loopback port and a real desktop showing the test page. The canvas shows the desktop; a
-// click on it reaches the desktop in `control` mode and not in `view` mode; `setMode` and a new
-// `mode` prop switch on the same connection; `onDisconnect` fires once when the token expires.
+// `@orrery/sandbox/screen` and `/react` as users ship them (issue 14, items 5 and 6): the package
+// built to dist/, two pages built with Vite that import it by name, a plain page that imports it
+// through an import map, real Chromium, the API on a loopback port and a real desktop showing the
+// test page. The canvas shows the desktop; a click on it reaches the desktop in `control` mode and
+// not in `view` mode; `setMode` and a new `mode` prop switch on the same connection;
+// `onDisconnect` fires once when the token expires.
 
 const pages = join(import.meta.dirname, '../../packages/sandbox/test/pages');
 let api: SandboxApi;
@@ -43,7 +44,12 @@ beforeAll(async () => {
       rollupOptions: { input: { screen: join(pages, 'screen.html'), react: join(pages, 'react.html') } },
     },
   });
-  ({ origin, stop: stopPages } = await serveStatic(built));
+  ({ origin, stop: stopPages } = await serveStatic({
+    '/': built,
+    '/plain/': pages,
+    '/sandbox/': join(pages, '../../dist'),
+    '/novnc/': join(pages, '../../../../node_modules/@novnc/novnc'),
+  }));
   browser = await launchChromium((line) => process.stderr.write(`[browser] ${line}\n`));
   api = await givenSandboxApi((runtime) => {
     desktop = createDesktop(runtime);
@@ -199,6 +205,27 @@ describe('mountScreen in a page built with Vite', () => {
     } finally {
       api.clock.advance(-57);
     }
+  }, 60_000);
+});
+
+describe('mountScreen in a plain page with an import map, no bundler', () => {
+  it('loads the built package and noVNC as they are published and shows the desktop', async () => {
+    button = await openTestPage({ desktop, id });
+    const page = await browser.newPage();
+    const query = new URLSearchParams({ token: await token(['view']), sandbox: id, baseUrl });
+    await page.goto(`${origin}/plain/plain.html?${query}`);
+    await eventually(
+      async () => ((await events(page)).includes('connect') ? true : undefined),
+      20_000,
+      'connect',
+    );
+    await canvasShows(
+      page,
+      { x: button.x0 + 12, y: button.y0 + 12 },
+      colours.button,
+      'the button on the canvas',
+    );
+    await page.close();
   }, 60_000);
 });
 

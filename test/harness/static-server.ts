@@ -3,8 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 
-// Serves a built site's files on a loopback port, as any static host would: the pages a browser
-// test opens have an origin of their own, as a user's would.
+// Serves folders' files on a loopback port, as any static host would: the pages a browser test
+// opens have an origin of their own, as a user's would. `mounts` maps a path prefix (`/`,
+// `/novnc/`) to a folder; the longest prefix that matches wins.
 
 const types: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -13,11 +14,16 @@ const types: Record<string, string> = {
   '.json': 'application/json',
 };
 
-export async function serveStatic(dir: string): Promise<{ origin: string; stop: () => Promise<void> }> {
+export async function serveStatic(
+  mounts: Record<string, string>,
+): Promise<{ origin: string; stop: () => Promise<void> }> {
+  const prefixes = Object.keys(mounts).sort((a, b) => b.length - a.length);
   const server = createServer(async (request, response) => {
-    const path = normalize(new URL(request.url ?? '/', 'http://host').pathname).replace(/^(\.\.[/\\])+/, '');
+    const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://host').pathname));
+    const prefix = prefixes.find((candidate) => path.startsWith(candidate));
     try {
-      const body = await readFile(join(dir, path));
+      if (prefix === undefined || path.includes('..')) throw new Error('not served');
+      const body = await readFile(join(mounts[prefix]!, path.slice(prefix.length)));
       response.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream' });
       response.end(body);
     } catch {
