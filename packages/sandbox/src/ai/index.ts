@@ -6,7 +6,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { toBase64 } from '../computer-use/base64.js';
 import { desktopKeys, desktopModifiers } from '../computer-use/keys.js';
-import type { DesktopActions } from '../desktop-types.ts';
+import type { DesktopActions } from '../desktop-types.js';
 
 export { ComputerUseError } from '../computer-use/errors.js';
 

@@ -10,7 +10,7 @@ import { ComputerUseError } from '../computer-use/errors.js';
 import { fitPng, type Resize } from '../computer-use/png.js';
 import { MAX_SIDE, parseSize, ScreenScale } from '../computer-use/screen.js';
 import type { Sleep } from '../computer-use/wait.js';
-import type { ClickOptions, DesktopActions, MouseButton, Point, Screenshot } from '../desktop-types.ts';
+import type { ClickOptions, DesktopActions, MouseButton, Point, Screenshot } from '../desktop-types.js';
 import { count, direction, given, heldModifiers, keys, seconds, text } from './inputs.js';
 
 /** The longest `wait` (spec 002: adapter A waits up to 300 seconds). */

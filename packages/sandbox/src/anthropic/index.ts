@@ -14,7 +14,7 @@ import type {
 import { asError } from '../computer-use/errors.js';
 import type { Resize } from '../computer-use/png.js';
 import { type Sleep, timerSleep } from '../computer-use/wait.js';
-import type { DesktopActions } from '../desktop-types.ts';
+import type { DesktopActions } from '../desktop-types.js';
 import { type Answer, ComputerDriver, type ShownScreenshot } from './driver.js';
 
 export { ComputerUseError } from '../computer-use/errors.js';

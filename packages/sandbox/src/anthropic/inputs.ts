@@ -3,7 +3,7 @@
 
 import { ComputerUseError } from '../computer-use/errors.js';
 import { desktopKeys, desktopModifiers } from '../computer-use/keys.js';
-import type { Keys, ScrollDirection } from '../desktop-types.ts';
+import type { Keys, ScrollDirection } from '../desktop-types.js';
 
 const DIRECTIONS: readonly ScrollDirection[] = ['up', 'down', 'left', 'right'];
 

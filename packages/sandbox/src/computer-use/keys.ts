@@ -3,7 +3,7 @@
 // every adapter: Anthropic's names are case-insensitive X names ("return", "Page_Down"), OpenAI's are
 // upper case web names ("ENTER", "ARROWLEFT", "CMD").
 
-import type { Keys } from '../desktop-types.ts';
+import type { Keys } from '../desktop-types.js';
 import { ComputerUseError } from './errors.js';
 
 /** The modifiers the desktop holds during a click, drag or scroll. */

@@ -1,7 +1,7 @@
 // PNG sizes and shrinking, without Node APIs: an OffscreenCanvas where the runtime has one, else the
 // caller's `resize` function.
 
-import type { Screenshot } from '../desktop-types.ts';
+import type { Screenshot } from '../desktop-types.js';
 import { ComputerUseError } from './errors.js';
 
 export interface Size {

@@ -1,7 +1,7 @@
 // The screen as the model sees it: a screen over `MAX_SIDE` pixels a side is shown shrunk, and every
 // position the model sends is mapped back to screen pixels (and the cursor's position forward).
 
-import type { Point, Region } from '../desktop-types.ts';
+import type { Point, Region } from '../desktop-types.js';
 import { ComputerUseError } from './errors.js';
 import { fitSize, type Size } from './png.js';
 

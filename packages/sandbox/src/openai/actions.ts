@@ -5,7 +5,7 @@ import type { ComputerAction } from 'openai/resources/responses/responses';
 import { ComputerUseError } from '../computer-use/errors.js';
 import { desktopKey, desktopModifiers } from '../computer-use/keys.js';
 import type { Sleep } from '../computer-use/wait.js';
-import type { DesktopActions, MouseButton, Point, ScrollDirection } from '../desktop-types.ts';
+import type { DesktopActions, MouseButton, Point, ScrollDirection } from '../desktop-types.js';
 
 /**
  * Pixels of `scroll_x` / `scroll_y` per wheel notch. OpenAI's scroll distances are pixels; the

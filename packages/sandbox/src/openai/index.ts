@@ -14,7 +14,7 @@ import type {
 import { toBase64 } from '../computer-use/base64.js';
 import { ComputerUseError } from '../computer-use/errors.js';
 import { type Sleep, timerSleep } from '../computer-use/wait.js';
-import type { DesktopActions } from '../desktop-types.ts';
+import type { DesktopActions } from '../desktop-types.js';
 import { perform } from './actions.js';
 
 export { ComputerUseError } from '../computer-use/errors.js';
