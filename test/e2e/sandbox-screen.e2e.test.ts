@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScreenPageApi } from '../../packages/sandbox/test/pages/page-window.ts';
@@ -173,6 +174,9 @@ describe('mountScreen in a page built with Vite', () => {
     );
     const box = await page.evaluate(() => (globalThis as unknown as PageWindow).canvasBox());
     expect(box).toMatchObject({ naturalWidth: 1280, width: 640 });
+    // The 640x400 screen in a 640x480 element: the band above it shows the `background` option.
+    const band = PNG.sync.read(await page.screenshot({ clip: { x: 320, y: 10, width: 1, height: 1 } }));
+    expect([...band.data.subarray(0, 3)]).toEqual([10, 20, 30]);
     await viewThenControl(page, () =>
       page.evaluate(() => (globalThis as unknown as PageWindow).mounted.setMode('control')),
     );
