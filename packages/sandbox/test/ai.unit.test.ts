@@ -7,6 +7,7 @@ type LanguageModelV4Prompt = MockLanguageModelV4['doGenerateCalls'][number]['pro
 
 import { describe, expect, it } from 'vitest';
 import { computerTools } from '../src/ai/index.js';
+import type { ClickOptions } from '../src/desktop-types.ts';
 import { RecordingDesktop, RefusedByDesktop, readPng } from './support/recording-desktop.js';
 
 // Recorded model turns in the AI SDK's provider shape: tool calls, then a final answer.
@@ -121,6 +122,39 @@ describe('computerTools (adapter C)', () => {
     for (const part of sent.filter((p) => p.toolName !== 'screenshot')) {
       expect(part.output).toEqual({ type: 'text', value: 'OK' });
     }
+  });
+
+  it("runs a step's tool calls one after another, in the model's order, though the SDK starts them at once", async () => {
+    // Each call takes a few turns of the event loop, as a request does; without the queue, the
+    // SDK's concurrent calls would overlap (type before the click that focuses the field is done).
+    const events: string[] = [];
+    class SlowDesktop extends RecordingDesktop {
+      async #slowly(what: string, work: () => Promise<void>): Promise<void> {
+        events.push(`${what} start`);
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+        await work();
+        events.push(`${what} end`);
+      }
+      override click(options?: ClickOptions) {
+        return this.#slowly('click', () => super.click(options));
+      }
+      override type(text: string) {
+        return this.#slowly('type', () => super.type(text));
+      }
+    }
+    const desktop = new SlowDesktop();
+    desktop.failNext(
+      'click',
+      new RefusedByDesktop('desktop_refused', 422, 'The desktop could not click there'),
+    );
+    const { sent } = await runTurn(desktop, [
+      ['click', { x: 1, y: 1 }],
+      ['click', { x: 10, y: 20 }],
+      ['type', { text: 'ada' }],
+    ]);
+    expect(events).toEqual(['click start', 'click start', 'click end', 'type start', 'type end']);
+    expect(sent.map((part) => part.output.type)).toEqual(['error-text', 'text', 'text']);
+    expect(desktop.typed).toBe('ada');
   });
 
   it('gives the model the desktop refusal as an error result (the AI SDK prefixes the error name)', async () => {

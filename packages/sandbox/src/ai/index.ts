@@ -32,17 +32,29 @@ const modifiers = z
 
 const OK = 'OK';
 
-/** The tools `screenshot`, `click`, `type`, `key`, `scroll`, `move` and `drag` on `desktop`. */
+/**
+ * The tools `screenshot`, `click`, `type`, `key`, `scroll`, `move` and `drag` on `desktop`. The AI SDK
+ * runs the tool calls of one step at once; these run one after another, in the order they are
+ * called (the model's), as each acts on the one screen: a `type` sent with the `click` that focuses a
+ * field would otherwise race it.
+ */
 export function computerTools(desktop: DesktopActions) {
+  const inTurn = oneAtATime();
   return {
     screenshot: tool({
       description:
         'Take a screenshot of the whole screen. Positions in other tools are pixels of this image.',
       inputSchema: z.object({}),
-      execute: async (): Promise<ScreenshotOutput> => {
-        const shot = await desktop.screenshot();
-        return { data: toBase64(shot.bytes), mediaType: 'image/png', width: shot.width, height: shot.height };
-      },
+      execute: (): Promise<ScreenshotOutput> =>
+        inTurn(async () => {
+          const shot = await desktop.screenshot();
+          return {
+            data: toBase64(shot.bytes),
+            mediaType: 'image/png',
+            width: shot.width,
+            height: shot.height,
+          };
+        }),
       toModelOutput: ({ output }) => ({
         type: 'content',
         value: [
@@ -65,18 +77,20 @@ export function computerTools(desktop: DesktopActions) {
           .describe('2 for a double click, 3 for a triple click'),
         modifiers,
       }),
-      execute: async ({ x, y, button, count, modifiers }) => {
-        await desktop.click({ x, y, button, count: count as 1 | 2 | 3, ...held(modifiers) });
-        return OK;
-      },
+      execute: ({ x, y, button, count, modifiers }) =>
+        inTurn(async () => {
+          await desktop.click({ x, y, button, count: count as 1 | 2 | 3, ...held(modifiers) });
+          return OK;
+        }),
     }),
     type: tool({
       description: 'Type text at the keyboard focus.',
       inputSchema: z.object({ text: z.string().min(1) }),
-      execute: async ({ text }) => {
-        await desktop.type(text);
-        return OK;
-      },
+      execute: ({ text }) =>
+        inTurn(async () => {
+          await desktop.type(text);
+          return OK;
+        }),
     }),
     key: tool({
       description:
@@ -85,12 +99,13 @@ export function computerTools(desktop: DesktopActions) {
         keys: z.string().min(1),
         repeat: z.number().int().min(1).max(100).optional().describe('Times to press them, 1 by default'),
       }),
-      execute: async ({ keys, repeat }) => {
-        const pressed = desktopKeys(keys, 'keys');
-        if (repeat === undefined) await desktop.key(pressed);
-        else await desktop.key(pressed, { repeat });
-        return OK;
-      },
+      execute: ({ keys, repeat }) =>
+        inTurn(async () => {
+          const pressed = desktopKeys(keys, 'keys');
+          if (repeat === undefined) await desktop.key(pressed);
+          else await desktop.key(pressed, { repeat });
+          return OK;
+        }),
     }),
     scroll: tool({
       description: 'Scroll the mouse wheel at a position, in notches.',
@@ -100,31 +115,44 @@ export function computerTools(desktop: DesktopActions) {
         amount: z.number().int().min(1).max(100).default(3).describe('Wheel notches'),
         modifiers,
       }),
-      execute: async ({ x, y, direction, amount, modifiers }) => {
-        await desktop.scroll({ direction, amount, x, y, ...held(modifiers) });
-        return OK;
-      },
+      execute: ({ x, y, direction, amount, modifiers }) =>
+        inTurn(async () => {
+          await desktop.scroll({ direction, amount, x, y, ...held(modifiers) });
+          return OK;
+        }),
     }),
     move: tool({
       description: 'Move the pointer to a position without clicking, to hover.',
       inputSchema: point,
-      execute: async ({ x, y }) => {
-        await desktop.move({ x, y });
-        return OK;
-      },
+      execute: ({ x, y }) =>
+        inTurn(async () => {
+          await desktop.move({ x, y });
+          return OK;
+        }),
     }),
     drag: tool({
       description: 'Press the left button at one position, move to another and release it.',
       inputSchema: z.object({ from: point, to: point, modifiers }),
-      execute: async ({ from, to, modifiers }) => {
-        await desktop.drag({ from, to, ...held(modifiers) });
-        return OK;
-      },
+      execute: ({ from, to, modifiers }) =>
+        inTurn(async () => {
+          await desktop.drag({ from, to, ...held(modifiers) });
+          return OK;
+        }),
     }),
   };
 }
 
 export type ComputerTools = ReturnType<typeof computerTools>;
+
+/** Runs the tasks handed to it one at a time, in the order handed, whether or not earlier ones failed. */
+function oneAtATime(): <T>(task: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const next = last.then(task);
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
 
 function held(value: string | undefined): { modifiers?: string } {
   const modifiers = value === undefined ? undefined : desktopModifiers(value.split('+'), 'modifiers');

@@ -51,19 +51,43 @@ export async function fitPng(png: Screenshot, max: number, resize?: Resize): Pro
   return { bytes, width: made.width, height: made.height };
 }
 
+/**
+ * The part of the canvas API this file uses, read from `globalThis` when a PNG is shrunk: typed here
+ * rather than by the DOM lib, so the source also type-checks in programs without it (the platform's).
+ */
+interface Canvas {
+  OffscreenCanvas: new (
+    width: number,
+    height: number,
+  ) => {
+    getContext(
+      kind: '2d',
+    ): { drawImage(image: Bitmap, x: number, y: number, w: number, h: number): void } | null;
+    convertToBlob(options: { type: string }): Promise<Blob>;
+  };
+  createImageBitmap(image: Blob): Promise<Bitmap>;
+}
+
+interface Bitmap {
+  close(): void;
+}
+
 function canvasResize(png: Screenshot, target: Size, max: number): Promise<Uint8Array> {
-  if (typeof OffscreenCanvas !== 'function' || typeof createImageBitmap !== 'function') {
+  const canvas = globalThis as unknown as Partial<Canvas>;
+  if (typeof canvas.OffscreenCanvas !== 'function' || typeof canvas.createImageBitmap !== 'function') {
     throw new ComputerUseError(
       `A ${png.width}x${png.height} screenshot is over ${max} pixels a side and this runtime has no OffscreenCanvas to shrink it: pass the resize(png, width, height) option`,
     );
   }
-  return drawShrunk(png.bytes, target);
+  return drawShrunk(canvas as Canvas, png.bytes, target);
 }
 
-async function drawShrunk(bytes: Uint8Array, target: Size): Promise<Uint8Array> {
-  const bitmap = await createImageBitmap(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'image/png' }));
+async function drawShrunk(api: Canvas, bytes: Uint8Array, target: Size): Promise<Uint8Array> {
+  const bitmap = await api.createImageBitmap(
+    new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'image/png' }),
+  );
   try {
-    const canvas = new OffscreenCanvas(target.width, target.height);
+    const canvas = new api.OffscreenCanvas(target.width, target.height);
     const context = canvas.getContext('2d');
     if (!context)
       throw new ComputerUseError('The OffscreenCanvas has no 2d context to shrink the screen with');
