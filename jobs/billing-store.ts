@@ -1,5 +1,5 @@
+import type { DayUsage } from '../domain/billing/charges.ts';
 import type { DayCharged, DayTotals } from '../domain/billing/reconcile.ts';
-import type { DayUsage } from '../domain/inference/pricing.ts';
 import type { PgClient, PgPool } from '../platform/postgres.ts';
 
 // The Postgres reads shared by the billing jobs: the usage rollups (projections/usage-postgres.ts)

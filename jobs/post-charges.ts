@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chargeIdFor } from '../domain/billing/charges.ts';
-import { decideCharges, type OwedCharge } from '../domain/inference/pricing.ts';
+import { chargedByDay, chargeIdFor, decideCharges, type OwedCharge } from '../domain/billing/charges.ts';
+import { orgModelDayKey } from '../domain/billing/day.ts';
 import { decide } from '../domain/orgs/decide.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';
@@ -67,7 +67,7 @@ export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Pro
 async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostChargesResult> {
   const charged = await readCharged(deps.pool, scope);
   const owed = decideCharges(await readDayUsage(deps.pool, scope), charged);
-  const chargedBefore = new Map(charged.map((row) => [dayKey(row), row.cents]));
+  const chargedBefore = chargedByDay(charged);
   const result: PostChargesResult = { posted: [], skipped: [] };
   const events: OrgEvent[] = [];
   for (const [orgId, charges] of groupByOrg(owed)) {
@@ -77,7 +77,7 @@ async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostCharge
       continue;
     }
     for (const charge of charges) {
-      const chargeId = chargeIdFor(charge, chargedBefore.get(dayKey(charge)) ?? 0);
+      const chargeId = chargeIdFor(charge, chargedBefore.get(orgModelDayKey(charge)) ?? 0);
       const decided = decide(
         {
           type: 'PostCharge',
@@ -105,9 +105,6 @@ async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostCharge
   );
   return result;
 }
-
-const dayKey = (row: { orgId: string; model: string; day: string }) =>
-  JSON.stringify([row.orgId, row.model, row.day]);
 
 function groupByOrg(charges: OwedCharge[]): Map<string, OwedCharge[]> {
   const byOrg = new Map<string, OwedCharge[]>();

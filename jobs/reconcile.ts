@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { orgModelDayKey, utcDay } from '../domain/billing/day.ts';
 import { compareDays, type Difference, describeDifference } from '../domain/billing/reconcile.ts';
-import { utcDay } from '../domain/inference/pricing.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
 import { createEventProducer, type EventProducer } from '../producers/producer.ts';
@@ -115,11 +115,9 @@ async function rewriteRollups(deps: ReconcileDeps, rollups: Difference[]): Promi
     const after = await readUsageOffsets(deps.pool);
     if ([...after.end].some(([partition, high]) => before.end.get(partition) !== high))
       throw new NotSettled('The usage stream moved during the repair; nothing was changed. Rerun it.');
-    const key = (d: { orgId: string; model: string; day: string }) =>
-      JSON.stringify([d.orgId, d.model, d.day]);
-    const logged = new Map(log.map((row) => [key(row), row]));
+    const logged = new Map(log.map((row) => [orgModelDayKey(row), row]));
     for (const difference of rollups) {
-      const row = logged.get(key(difference));
+      const row = logged.get(orgModelDayKey(difference));
       const { orgId, model, day } = difference;
       await writeRollup(
         client,

@@ -1,3 +1,4 @@
+import { utcDay } from '../domain/billing/day.ts';
 import type { DayTotals } from '../domain/billing/reconcile.ts';
 import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../platform/clickhouse.ts';
 import { topicEnd, withAdmin } from '../platform/kafka.ts';
@@ -13,8 +14,6 @@ import type { Scope } from './billing-store.ts';
 
 export const usageClickHouseGroupId = 'orrery-usage-clickhouse';
 const dayMs = 86_400_000;
-
-const dayOf = (dayNumber: number) => new Date(dayNumber * dayMs).toISOString().slice(0, 10);
 
 export async function readLogTotals(
   clickhouse: ClickHouseClient,
@@ -37,7 +36,7 @@ export async function readLogTotals(
   return rows.map((row) => ({
     orgId: String(row.org_id),
     model: String(row.model),
-    day: dayOf(Number(row.day_number)),
+    day: utcDay(Number(row.day_number) * dayMs),
     requests: Number(row.requests),
     inputTokens: Number(row.input_tokens),
     outputTokens: Number(row.output_tokens),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { balanceCents, hasCredit } from '../../domain/billing/charges.ts';
+import { balanceCents, hasCredit } from '../../domain/billing/balance.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
 import { type Consumer, createKafka, groupConsumer, topicEnd } from '../../platform/kafka.ts';
