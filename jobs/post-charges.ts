@@ -9,8 +9,8 @@ import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';
 import { createPgPool, type PgPool } from '../platform/postgres.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer, type EventProducer } from '../producers/producer.ts';
+import { type BillingFilter, countCharges, readCharged, readDayUsage } from '../stores/billing.ts';
 import { loadOrg } from '../stores/org.ts';
-import { readCharged, readDayUsage, type Scope } from './billing-store.ts';
 
 // The posting job (spec 000, Billing rules 2): each org/model/UTC day of the usage rollups is
 // priced with decideCharges and whatever has not yet been charged is posted as a ChargePosted
@@ -45,7 +45,10 @@ export interface PostChargesResult {
 
 const lockName = 'orrery:post-charges';
 
-export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Promise<PostChargesResult> {
+export async function postCharges(
+  deps: PostChargesDeps,
+  filter: BillingFilter = {},
+): Promise<PostChargesResult> {
   const lock = await deps.pool.connect();
   try {
     const { rows } = await lock.query<{ locked: boolean }>(
@@ -55,7 +58,7 @@ export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Pro
     if (!rows[0]?.locked)
       throw new Error('Another posting job is running; run this one when it has finished.');
     try {
-      return await postOwed(deps, scope);
+      return await postOwed(deps, filter);
     } finally {
       await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
     }
@@ -64,9 +67,9 @@ export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Pro
   }
 }
 
-async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostChargesResult> {
-  const charged = await readCharged(deps.pool, scope);
-  const owed = decideCharges(await readDayUsage(deps.pool, scope), charged);
+async function postOwed(deps: PostChargesDeps, filter: BillingFilter): Promise<PostChargesResult> {
+  const charged = await readCharged(deps.pool, filter);
+  const owed = decideCharges(await readDayUsage(deps.pool, filter), charged);
   const chargedBefore = chargedByDay(charged);
   const result: PostChargesResult = { posted: [], skipped: [] };
   const events: OrgEvent[] = [];
@@ -117,11 +120,7 @@ async function waitUntilProjected(deps: PostChargesDeps, chargeIds: string[]): P
   if (chargeIds.length === 0) return;
   const deadline = Date.now() + (deps.projectionTimeoutMs ?? 30_000);
   for (;;) {
-    const { rows } = await deps.pool.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM charges WHERE charge_id = ANY($1::text[])',
-      [chargeIds],
-    );
-    if (rows[0]?.n === chargeIds.length) return;
+    if ((await countCharges(deps.pool, chargeIds)) === chargeIds.length) return;
     if (Date.now() > deadline)
       throw new Error(
         'The charges were posted but are not in the read model yet; are the consumers running (npm start)?',
