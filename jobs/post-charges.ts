@@ -102,7 +102,7 @@ async function postOwed(deps: PostChargesDeps, filter: BillingFilter): Promise<P
     }
   }
   await publishOrgEvents(deps.producer, events);
-  await waitUntilProjected(
+  await waitUntilChargesReadable(
     deps,
     result.posted.map((charge) => charge.chargeId),
   );
@@ -116,7 +116,7 @@ function groupByOrg(charges: OwedCharge[]): Map<string, OwedCharge[]> {
 }
 
 /** The next run reads charges from Postgres, so this one returns only once they are there. */
-async function waitUntilProjected(deps: PostChargesDeps, chargeIds: string[]): Promise<void> {
+async function waitUntilChargesReadable(deps: PostChargesDeps, chargeIds: string[]): Promise<void> {
   if (chargeIds.length === 0) return;
   const deadline = Date.now() + (deps.projectionTimeoutMs ?? 30_000);
   for (;;) {
