@@ -7,11 +7,12 @@ import { readEnvironment, readService, readSession, readUser } from './context.t
 import type { PublishedSpan } from './events.ts';
 import { readInputOutput, withoutCopies } from './io/index.ts';
 import { readKind } from './kind.ts';
+import { limits } from './limits.ts';
 import { readInputTokens, readModel, readOutputTokens } from './model.ts';
 import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
 import { redactKeyValues, redactText } from './redaction.ts';
 import type { JsonValue } from './span.ts';
-import { fitJson, limitSpan, limits, storedSpanBytes } from './truncation.ts';
+import { fitJson, limitSpan, storedSpanBytes } from './truncation.ts';
 import { fitsBytes, withinPerSpanLimits } from './within-limits.ts';
 
 /**
