@@ -50,8 +50,8 @@ export function normalizeSpan(
   const redacted = redactSpan(withoutCopies(span));
   const clean = redacted.span;
   const io = readInputOutput(clean);
-  const input = fitInputOutput(io.input);
-  const output = fitInputOutput(io.output);
+  const input = jsonWithinInputOutputLimit(io.input);
+  const output = jsonWithinInputOutputLimit(io.output);
   // Built whole, size included, so no copy of the span is made to add it (the hot path's habit).
   const stored: PublishedSpan = {
     traceId: clean.traceId,
@@ -151,7 +151,8 @@ function redactEach<T extends { attributes: KeyValue[] }>(
   return { items: redactedItems, count };
 }
 
-function fitInputOutput(value: JsonValue | null): { text: string | null; truncated: boolean } {
+/** Input or output as its stored JSON text, its longest strings cut to fit inputOutputBytes. */
+function jsonWithinInputOutputLimit(value: JsonValue | null): { text: string | null; truncated: boolean } {
   if (value === null) return { text: null, truncated: false };
   const text = JSON.stringify(value);
   if (fitsBytes(text, limits.inputOutputBytes)) return { text, truncated: false };

@@ -294,8 +294,11 @@ function membersWithin(m: Members, budget: number): number {
   return m.parts.length;
 }
 
-/** Input and output share what is left, a side under its half leaving the rest to the other. */
-function fitInputOutput(span: StoredSpan): StoredSpan {
+/**
+ * Over the whole-span limit, input and output share the room the rest of the span leaves, a side
+ * under its half leaving the rest to the other.
+ */
+function fitInputOutputIntoRoomLeft(span: StoredSpan): StoredSpan {
   if (storedSpanBytes(span) <= limits.spanBytes) return span;
   const budget = limits.spanBytes - storedSpanBytes({ ...span, input: null, output: null });
   const inBytes = Buffer.byteLength(span.input ?? '');
@@ -365,5 +368,5 @@ export function limitSpan(span: StoredSpan): StoredSpan {
     room -= extraBytes(members, count);
     limited[field] = joinMembers(members, count);
   });
-  return fitInputOutput(limited);
+  return fitInputOutputIntoRoomLeft(limited);
 }
