@@ -64,7 +64,7 @@ async function compareOnce(deps: ReconcileDeps, filter: BillingFilter): Promise<
   return compareDays(log, rollups, charged, utcDay((deps.now?.() ?? new Date()).getTime()));
 }
 
-const identity = (d: Difference) => JSON.stringify([d.kind, d.orgId, d.model, d.day]);
+const identity = (d: Difference) => JSON.stringify([d.kind, orgModelDayKey(d)]);
 
 /**
  * The differences that hold once both projections have caught up, read twice: a difference
