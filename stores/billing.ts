@@ -1,6 +1,6 @@
 import type { Account } from '../domain/billing/balance.ts';
-import type { DayUsage } from '../domain/billing/charges.ts';
-import type { DayCharged, DayTotals } from '../domain/billing/reconcile.ts';
+import type { DayCharged, DayUsage } from '../domain/billing/charges.ts';
+import type { DayTotals } from '../domain/billing/reconcile.ts';
 import type { PgClient, PgPool } from '../platform/postgres.ts';
 
 // The billing read model in Postgres: the usage rollups (projections/usage-postgres.ts), the

@@ -15,8 +15,13 @@ export interface OwedCharge extends OrgModelDay {
   cents: number;
 }
 
+/** Cents already posted for an org/model/day, as the charges read model holds them. */
+export interface DayCharged extends OrgModelDay {
+  cents: number;
+}
+
 /** The cents charged per org/model/day (orgModelDayKey), the charges of one day summed. */
-export function chargedByDay(charges: readonly (OrgModelDay & { cents: number })[]): Map<string, number> {
+export function chargedByDay(charges: readonly DayCharged[]): Map<string, number> {
   const charged = new Map<string, number>();
   for (const charge of charges) {
     const key = orgModelDayKey(charge);
@@ -31,7 +36,7 @@ export function chargedByDay(charges: readonly (OrgModelDay & { cents: number })
  * (tokens never decrease, so this means bad input) posts nothing: refunds are not decided here.
  * Rollups are one row per org/model/day; a repeated key is refused rather than double charged.
  */
-export function decideCharges(rollups: readonly DayUsage[], posted: readonly OwedCharge[]): OwedCharge[] {
+export function decideCharges(rollups: readonly DayUsage[], posted: readonly DayCharged[]): OwedCharge[] {
   const charged = chargedByDay(posted);
   const seen = new Set<string>();
   const charges: OwedCharge[] = [];

@@ -1,7 +1,7 @@
 // Reconciliation (jobs/reconcile.ts): each org/model/UTC day recomputed from the raw request log
 // is compared with the Postgres rollup and with the charges posted for it. Pure: the job reads
 // the three sources and prints what this returns.
-import { chargedByDay } from './charges.ts';
+import { chargedByDay, type DayCharged } from './charges.ts';
 import { type OrgModelDay, orgModelDayKey } from './day.ts';
 import { dayPriceCents } from './price.ts';
 
@@ -9,10 +9,6 @@ export interface DayTotals extends OrgModelDay {
   requests: number;
   inputTokens: number;
   outputTokens: number;
-}
-
-export interface DayCharged extends OrgModelDay {
-  cents: number;
 }
 
 type Counts = Pick<DayTotals, 'requests' | 'inputTokens' | 'outputTokens'>;
