@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AdmissionLimits } from '../domain/tracing/admission.ts';
-import { limits } from '../domain/tracing/truncation.ts';
+import { limits } from '../domain/tracing/limits.ts';
 import { config, developmentTokenSecret, type InferenceModelConfig } from '../platform/config.ts';
 import type { DependencyWatch, WatchTimings } from '../platform/dependency-watch.ts';
 import type { HttpTimeouts } from '../platform/http-settings.ts';

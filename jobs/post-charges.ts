@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chargeIdFor } from '../domain/billing/charges.ts';
-import { decideCharges, type OwedCharge } from '../domain/inference/pricing.ts';
+import { chargedByDay, chargeIdFor, decideCharges, type OwedCharge } from '../domain/billing/charges.ts';
+import { orgModelDayKey } from '../domain/billing/day.ts';
 import { decide } from '../domain/orgs/decide.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';
 import { createPgPool, type PgPool } from '../platform/postgres.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer, type EventProducer } from '../producers/producer.ts';
+import { type BillingFilter, countCharges, readCharged, readDayUsage } from '../stores/billing.ts';
 import { loadOrg } from '../stores/org.ts';
-import { readCharged, readDayUsage, type Scope } from './billing-store.ts';
 
 // The posting job (spec 000, Billing rules 2): each org/model/UTC day of the usage rollups is
 // priced with decideCharges and whatever has not yet been charged is posted as a ChargePosted
@@ -45,7 +45,10 @@ export interface PostChargesResult {
 
 const lockName = 'orrery:post-charges';
 
-export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Promise<PostChargesResult> {
+export async function postCharges(
+  deps: PostChargesDeps,
+  filter: BillingFilter = {},
+): Promise<PostChargesResult> {
   const lock = await deps.pool.connect();
   try {
     const { rows } = await lock.query<{ locked: boolean }>(
@@ -55,7 +58,7 @@ export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Pro
     if (!rows[0]?.locked)
       throw new Error('Another posting job is running; run this one when it has finished.');
     try {
-      return await postOwed(deps, scope);
+      return await postOwed(deps, filter);
     } finally {
       await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
     }
@@ -64,10 +67,10 @@ export async function postCharges(deps: PostChargesDeps, scope: Scope = {}): Pro
   }
 }
 
-async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostChargesResult> {
-  const charged = await readCharged(deps.pool, scope);
-  const owed = decideCharges(await readDayUsage(deps.pool, scope), charged);
-  const chargedBefore = new Map(charged.map((row) => [dayKey(row), row.cents]));
+async function postOwed(deps: PostChargesDeps, filter: BillingFilter): Promise<PostChargesResult> {
+  const charged = await readCharged(deps.pool, filter);
+  const owed = decideCharges(await readDayUsage(deps.pool, filter), charged);
+  const chargedBefore = chargedByDay(charged);
   const result: PostChargesResult = { posted: [], skipped: [] };
   const events: OrgEvent[] = [];
   for (const [orgId, charges] of groupByOrg(owed)) {
@@ -77,7 +80,7 @@ async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostCharge
       continue;
     }
     for (const charge of charges) {
-      const chargeId = chargeIdFor(charge, chargedBefore.get(dayKey(charge)) ?? 0);
+      const chargeId = chargeIdFor(charge, chargedBefore.get(orgModelDayKey(charge)) ?? 0);
       const decided = decide(
         {
           type: 'PostCharge',
@@ -99,15 +102,12 @@ async function postOwed(deps: PostChargesDeps, scope: Scope): Promise<PostCharge
     }
   }
   await publishOrgEvents(deps.producer, events);
-  await waitUntilProjected(
+  await waitUntilChargesReadable(
     deps,
     result.posted.map((charge) => charge.chargeId),
   );
   return result;
 }
-
-const dayKey = (row: { orgId: string; model: string; day: string }) =>
-  JSON.stringify([row.orgId, row.model, row.day]);
 
 function groupByOrg(charges: OwedCharge[]): Map<string, OwedCharge[]> {
   const byOrg = new Map<string, OwedCharge[]>();
@@ -116,15 +116,11 @@ function groupByOrg(charges: OwedCharge[]): Map<string, OwedCharge[]> {
 }
 
 /** The next run reads charges from Postgres, so this one returns only once they are there. */
-async function waitUntilProjected(deps: PostChargesDeps, chargeIds: string[]): Promise<void> {
+async function waitUntilChargesReadable(deps: PostChargesDeps, chargeIds: string[]): Promise<void> {
   if (chargeIds.length === 0) return;
   const deadline = Date.now() + (deps.projectionTimeoutMs ?? 30_000);
   for (;;) {
-    const { rows } = await deps.pool.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM charges WHERE charge_id = ANY($1::text[])',
-      [chargeIds],
-    );
-    if (rows[0]?.n === chargeIds.length) return;
+    if ((await countCharges(deps.pool, chargeIds)) === chargeIds.length) return;
     if (Date.now() > deadline)
       throw new Error(
         'The charges were posted but are not in the read model yet; are the consumers running (npm start)?',

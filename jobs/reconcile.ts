@@ -1,12 +1,12 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { orgModelDayKey, utcDay } from '../domain/billing/day.ts';
 import { compareDays, type Difference, describeDifference } from '../domain/billing/reconcile.ts';
-import { utcDay } from '../domain/inference/pricing.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
 import { createEventProducer, type EventProducer } from '../producers/producer.ts';
 import { usagePostgresGroupId } from '../projections/usage-postgres.ts';
-import { readCharged, readRollups, type Scope, writeRollup } from './billing-store.ts';
+import { type BillingFilter, readCharged, readRollups, writeRollup } from '../stores/billing.ts';
 import { type PostChargesResult, postCharges } from './post-charges.ts';
 import { caughtUpTo, quiet, readLogTotals, readUsageOffsets, type UsageOffsets } from './usage-log.ts';
 
@@ -55,28 +55,28 @@ function behind(offsets: UsageOffsets, end: Map<number, bigint>): string {
     .join(', ');
 }
 
-async function compareOnce(deps: ReconcileDeps, scope: Scope): Promise<Difference[]> {
+async function compareOnce(deps: ReconcileDeps, filter: BillingFilter): Promise<Difference[]> {
   const [log, rollups, charged] = await Promise.all([
-    readLogTotals(deps.clickhouse, scope),
-    readRollups(deps.pool, scope),
-    readCharged(deps.pool, scope),
+    readLogTotals(deps.clickhouse, filter),
+    readRollups(deps.pool, filter),
+    readCharged(deps.pool, filter),
   ]);
   return compareDays(log, rollups, charged, utcDay((deps.now?.() ?? new Date()).getTime()));
 }
 
-const identity = (d: Difference) => JSON.stringify([d.kind, d.orgId, d.model, d.day]);
+const identity = (d: Difference) => JSON.stringify([d.kind, orgModelDayKey(d)]);
 
 /**
  * The differences that hold once both projections have caught up, read twice: a difference
  * that was only an event still in flight between the two stores is gone the second time.
  */
-export async function reconcile(deps: ReconcileDeps, scope: Scope = {}): Promise<Difference[]> {
+export async function reconcile(deps: ReconcileDeps, filter: BillingFilter = {}): Promise<Difference[]> {
   await settle(deps);
-  const first = await compareOnce(deps, scope);
+  const first = await compareOnce(deps, filter);
   if (first.length === 0) return first;
   await settle(deps);
   const seen = new Set(first.map(identity));
-  return (await compareOnce(deps, scope)).filter((d) => seen.has(identity(d)));
+  return (await compareOnce(deps, filter)).filter((d) => seen.has(identity(d)));
 }
 
 export interface RepairResult {
@@ -115,11 +115,9 @@ async function rewriteRollups(deps: ReconcileDeps, rollups: Difference[]): Promi
     const after = await readUsageOffsets(deps.pool);
     if ([...after.end].some(([partition, high]) => before.end.get(partition) !== high))
       throw new NotSettled('The usage stream moved during the repair; nothing was changed. Rerun it.');
-    const key = (d: { orgId: string; model: string; day: string }) =>
-      JSON.stringify([d.orgId, d.model, d.day]);
-    const logged = new Map(log.map((row) => [key(row), row]));
+    const logged = new Map(log.map((row) => [orgModelDayKey(row), row]));
     for (const difference of rollups) {
-      const row = logged.get(key(difference));
+      const row = logged.get(orgModelDayKey(difference));
       const { orgId, model, day } = difference;
       await writeRollup(
         client,
@@ -140,21 +138,21 @@ async function main(): Promise<number> {
       repair: { type: 'boolean', default: false },
     },
   });
-  const scope: Scope = { orgIds: values.org, from: values.from, to: values.to };
+  const filter: BillingFilter = { orgIds: values.org, from: values.from, to: values.to };
   const pool = createPgPool(3);
   const clickhouse = createClickHouse();
   const producer = values.repair ? await createEventProducer('orrery-reconcile') : undefined;
   const deps: ReconcileDeps = { pool, clickhouse, producer };
   const print = (line: string) => process.stdout.write(`${line}\n`);
   try {
-    const differences = await reconcile(deps, scope);
+    const differences = await reconcile(deps, filter);
     if (!values.repair) {
       if (values.json) print(JSON.stringify({ differences }));
       else for (const d of differences) print(describeDifference(d));
       return differences.length === 0 ? 0 : 1;
     }
     const repaired = differences.length > 0 ? await repair(deps, differences) : undefined;
-    const remaining = repaired ? await reconcile(deps, scope) : [];
+    const remaining = repaired ? await reconcile(deps, filter) : [];
     if (values.json) print(JSON.stringify({ differences, repaired, remaining }));
     else {
       for (const d of differences) print(describeDifference(d));

@@ -1,4 +1,4 @@
-import { limits } from '../domain/tracing/truncation.ts';
+import { limits } from '../domain/tracing/limits.ts';
 import { type ClickHouseClient, identifier, sql } from '../platform/clickhouse.ts';
 import { receiptDay } from '../projections/span-facts-layout.ts';
 

@@ -1,3 +1,4 @@
+import { utcDay } from '../domain/billing/day.ts';
 import type { DayTotals } from '../domain/billing/reconcile.ts';
 import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../platform/clickhouse.ts';
 import { topicEnd, withAdmin } from '../platform/kafka.ts';
@@ -5,7 +6,7 @@ import type { PgPool } from '../platform/postgres.ts';
 import { reached, storedOffsets } from '../projections/postgres-offsets.ts';
 import { usagePostgresGroupId } from '../projections/usage-postgres.ts';
 import { topics } from '../schemas/events/topics.ts';
-import type { Scope } from './billing-store.ts';
+import type { BillingFilter } from '../stores/billing.ts';
 
 // What reconciliation reads besides the rollups: the raw request log in ClickHouse, totalled per
 // org, model and UTC day (FINAL, so a redelivered usage event counts once), and how far the two
@@ -14,17 +15,15 @@ import type { Scope } from './billing-store.ts';
 export const usageClickHouseGroupId = 'orrery-usage-clickhouse';
 const dayMs = 86_400_000;
 
-const dayOf = (dayNumber: number) => new Date(dayNumber * dayMs).toISOString().slice(0, 10);
-
 export async function readLogTotals(
   clickhouse: ClickHouseClient,
-  scope: Scope = {},
+  filter: BillingFilter = {},
 ): Promise<(DayTotals & { fallbacks: number })[]> {
   const where: SqlFragment[] = [sql`1`];
-  if (scope.orgIds)
-    where.push(sql`org_id IN (${joinSql(scope.orgIds.map((id) => sql`${id}`).concat(sql`''`), ', ')})`);
-  if (scope.from) where.push(sql`occurred_at_ms >= ${Date.parse(`${scope.from}T00:00:00Z`)}`);
-  if (scope.to) where.push(sql`occurred_at_ms < ${Date.parse(`${scope.to}T00:00:00Z`) + dayMs}`);
+  if (filter.orgIds)
+    where.push(sql`org_id IN (${joinSql(filter.orgIds.map((id) => sql`${id}`).concat(sql`''`), ', ')})`);
+  if (filter.from) where.push(sql`occurred_at_ms >= ${Date.parse(`${filter.from}T00:00:00Z`)}`);
+  if (filter.to) where.push(sql`occurred_at_ms < ${Date.parse(`${filter.to}T00:00:00Z`) + dayMs}`);
   // intDiv of the milliseconds is the UTC day whatever the server's time zone.
   const statement = sql`SELECT org_id, model, intDiv(occurred_at_ms, ${dayMs}) AS day_number,
       count() AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
@@ -37,7 +36,7 @@ export async function readLogTotals(
   return rows.map((row) => ({
     orgId: String(row.org_id),
     model: String(row.model),
-    day: dayOf(Number(row.day_number)),
+    day: utcDay(Number(row.day_number) * dayMs),
     requests: Number(row.requests),
     inputTokens: Number(row.input_tokens),
     outputTokens: Number(row.output_tokens),

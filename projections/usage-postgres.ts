@@ -1,4 +1,4 @@
-import { utcDay } from '../domain/inference/pricing.ts';
+import { utcDay } from '../domain/billing/day.ts';
 import type { UsageRecorded } from '../domain/usage/events.ts';
 import { identifier } from '../platform/clickhouse.ts';
 import type { PgPool } from '../platform/postgres.ts';

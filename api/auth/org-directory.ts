@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { balanceCents, hasCredit } from '../../domain/billing/charges.ts';
+import { balanceCents, hasCredit } from '../../domain/billing/balance.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
 import { type Consumer, createKafka, groupConsumer, topicEnd } from '../../platform/kafka.ts';
@@ -37,8 +37,8 @@ export class OrgDirectory {
   }
 
   /**
-   * Credit granted less charges posted, in integer cents; 0 for an unknown org. Charges arrive
-   * on the org stream, so an org charged to zero gets 402 once the charge event is fetched.
+   * The org's balance (domain/billing/balance.ts); 0 for an unknown org. Charges arrive on the
+   * org stream, so an org charged to zero gets 402 once the charge event is fetched.
    */
   balanceCents(orgId: string): number {
     return balanceCents(this.orgs.get(orgId));

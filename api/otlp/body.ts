@@ -1,14 +1,16 @@
-// Reading an OTLP request body under the spec's "Limits" (Request body: 4 MiB as sent, 16 MiB
-// uncompressed), counted while the bytes arrive so that neither an oversized body nor a gzip bomb is
-// ever held or inflated past its cap.
+// Reading an OTLP request body under the Limits table's "Request body" row (domain/tracing/limits.ts),
+// counted while the bytes arrive so that neither an oversized body nor a gzip bomb is ever held or
+// inflated past its cap.
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { limits } from '../../domain/tracing/limits.ts';
 import { OtlpError } from './errors.ts';
 
-const MiB = 1024 * 1024;
-
-/** The spec's Limits table, row "Request body". */
-export const requestBodyLimits = { maxSentBytes: 4 * MiB, maxInflatedBytes: 16 * MiB } as const;
+/** The caps the endpoint reads a body under: the Limits table's "Request body" row. */
+export const requestBodyLimits = {
+  maxSentBytes: limits.requestBytesSent,
+  maxInflatedBytes: limits.requestBytesUncompressed,
+} as const;
 
 export interface BodyOptions {
   contentEncoding: string | undefined;

@@ -1,6 +1,7 @@
 // The error answers of the OTLP endpoint: the spec's response table ("Endpoints", Response) and
 // its remedies ("Authentication", "Errors") as data, and the body built from them.
 import type { FastifyRequest } from 'fastify';
+import { limits, MiB } from '../../domain/tracing/limits.ts';
 import { ApiError, type ErrorFormat, Unavailable } from '../errors.ts';
 import { parseContentType } from './content-type.ts';
 import { encodeStatus, type OtlpFormat, otlpContentTypes } from './encode.ts';
@@ -76,7 +77,8 @@ export const otlpErrors: Record<OtlpErrorCode, OtlpErrorRow> = {
     retry: false,
     remedy:
       'send a smaller export batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE) with gzip compression ' +
-      '(OTEL_EXPORTER_OTLP_COMPRESSION=gzip); a body may be 4 MiB as sent and 16 MiB uncompressed',
+      `(OTEL_EXPORTER_OTLP_COMPRESSION=gzip); a body may be ${limits.requestBytesSent / MiB} MiB as sent ` +
+      `and ${limits.requestBytesUncompressed / MiB} MiB uncompressed`,
   },
   unsupported_media_type: {
     httpStatus: 415,

@@ -1,9 +1,54 @@
-// Charges on the org stream (spec 000, Billing rules) and the balance they leave. Prices and the
-// amount owed per org/model/UTC day are decided by domain/inference/pricing.ts; this file names
-// the resulting ChargePosted events and reads the balance from an org's folded state.
+// Owed charges (spec 000, Billing rules 2): each org/model/UTC day's usage is priced
+// (price.ts) and whatever has not yet been charged for it is owed, then posted by jobs/
+// as a ChargePosted event on the org stream with an id derived from what it charges.
 import { createHash } from 'node:crypto';
-import type { OwedCharge } from '../inference/pricing.ts';
-import type { OrgState } from '../orgs/org.ts';
+import { type OrgModelDay, orgModelDayKey } from './day.ts';
+import { dayPriceCents } from './price.ts';
+
+/** A day's usage rollup: the input tokens of one org on one model on one UTC day. */
+export interface DayUsage extends OrgModelDay {
+  inputTokens: number;
+}
+
+/** A charge owed for an org/model/day: decided from usage, then posted as `ChargePosted`. */
+export interface OwedCharge extends OrgModelDay {
+  cents: number;
+}
+
+/** Cents already posted for an org/model/day, as the charges read model holds them. */
+export interface DayCharged extends OrgModelDay {
+  cents: number;
+}
+
+/** The cents charged per org/model/day (orgModelDayKey), the charges of one day summed. */
+export function chargedByDay(charges: readonly DayCharged[]): Map<string, number> {
+  const charged = new Map<string, number>();
+  for (const charge of charges) {
+    const key = orgModelDayKey(charge);
+    charged.set(key, (charged.get(key) ?? 0) + charge.cents);
+  }
+  return charged;
+}
+
+/**
+ * The charges to post: for each day rollup, its price less what was already posted for that
+ * org/model/day; nothing when nothing new is owed. A day already charged more than its price
+ * (tokens never decrease, so this means bad input) posts nothing: refunds are not decided here.
+ * Rollups are one row per org/model/day; a repeated key is refused rather than double charged.
+ */
+export function decideCharges(rollups: readonly DayUsage[], posted: readonly DayCharged[]): OwedCharge[] {
+  const charged = chargedByDay(posted);
+  const seen = new Set<string>();
+  const charges: OwedCharge[] = [];
+  for (const usage of rollups) {
+    const key = orgModelDayKey(usage);
+    if (seen.has(key)) throw new Error(`two rollups for one org/model/day: ${key}`);
+    seen.add(key);
+    const cents = dayPriceCents(usage.inputTokens) - (charged.get(key) ?? 0);
+    if (cents > 0) charges.push({ orgId: usage.orgId, model: usage.model, day: usage.day, cents });
+  }
+  return charges;
+}
 
 /**
  * A charge's id is derived from what it charges: the org, model and day, and the day's total
@@ -16,14 +61,4 @@ export function chargeIdFor(charge: OwedCharge, chargedBeforeCents: number): str
     .update(JSON.stringify([charge.orgId, charge.model, charge.day, totalAfter]))
     .digest('hex');
   return `chg_${digest.slice(0, 32)}`;
-}
-
-/** What the org can still spend, in integer cents: credit granted less charges posted. */
-export function balanceCents(org: Pick<OrgState, 'creditGrantedCents' | 'chargedCents'> | undefined): number {
-  return org ? org.creditGrantedCents - org.chargedCents : 0;
-}
-
-/** A request needs credit (spec 000, Billing rules 3): an org at zero or below gets 402. */
-export function hasCredit(org: Pick<OrgState, 'creditGrantedCents' | 'chargedCents'> | undefined): boolean {
-  return balanceCents(org) > 0;
 }

@@ -1,41 +1,30 @@
 // Reconciliation (jobs/reconcile.ts): each org/model/UTC day recomputed from the raw request log
 // is compared with the Postgres rollup and with the charges posted for it. Pure: the job reads
 // the three sources and prints what this returns.
-import { dayPriceCents } from '../inference/pricing.ts';
+import { chargedByDay, type DayCharged } from './charges.ts';
+import { type OrgModelDay, orgModelDayKey } from './day.ts';
+import { dayPriceCents } from './price.ts';
 
-export interface DayKey {
-  orgId: string;
-  model: string;
-  /** UTC day, `YYYY-MM-DD`. */
-  day: string;
-}
-
-export interface DayTotals extends DayKey {
+export interface DayTotals extends OrgModelDay {
   requests: number;
   inputTokens: number;
   outputTokens: number;
-}
-
-export interface DayCharged extends DayKey {
-  cents: number;
 }
 
 type Counts = Pick<DayTotals, 'requests' | 'inputTokens' | 'outputTokens'>;
 
 export type Difference =
   /** The rollup does not hold what the log holds (a missing, extra or double-counted event). */
-  | (DayKey & { kind: 'rollup'; log: Counts; rollup: Counts })
+  | (OrgModelDay & { kind: 'rollup'; log: Counts; rollup: Counts })
   /** More was charged than the log's tokens cost; never posted by the job, so always wrong. */
-  | (DayKey & { kind: 'overcharged'; priceCents: number; chargedCents: number })
+  | (OrgModelDay & { kind: 'overcharged'; priceCents: number; chargedCents: number })
   /** A day before today is not fully charged: the posting job has not run since it ended. */
-  | (DayKey & { kind: 'uncharged'; priceCents: number; chargedCents: number });
+  | (OrgModelDay & { kind: 'uncharged'; priceCents: number; chargedCents: number });
 
 const none: Counts = { requests: 0, inputTokens: 0, outputTokens: 0 };
 
-const keyOf = (row: DayKey) => JSON.stringify([row.orgId, row.model, row.day]);
-
-function byKey<T extends DayKey>(rows: readonly T[]): Map<string, T> {
-  return new Map(rows.map((row) => [keyOf(row), row]));
+function byKey<T extends OrgModelDay>(rows: readonly T[]): Map<string, T> {
+  return new Map(rows.map((row) => [orgModelDayKey(row), row]));
 }
 
 const counts = (row: Counts | undefined): Counts =>
@@ -57,13 +46,13 @@ export function compareDays(
 ): Difference[] {
   const logs = byKey(log);
   const rolled = byKey(rollups);
-  const charges = new Map<string, number>();
-  for (const row of charged) charges.set(keyOf(row), (charges.get(keyOf(row)) ?? 0) + row.cents);
-  const keys = [...new Set([...logs.keys(), ...rolled.keys(), ...charges.keys()])].sort();
+  const charges = chargedByDay(charged);
+  const days = new Map<string, OrgModelDay>();
+  for (const { orgId, model, day } of [...log, ...rollups, ...charged])
+    days.set(orgModelDayKey({ orgId, model, day }), { orgId, model, day });
   const differences: Difference[] = [];
-  for (const key of keys) {
-    const [orgId, model, day] = JSON.parse(key) as [string, string, string];
-    const at = { orgId, model, day };
+  for (const key of [...days.keys()].sort()) {
+    const at = days.get(key)!;
     const fromLog = counts(logs.get(key));
     const fromRollup = counts(rolled.get(key));
     if (!sameCounts(fromLog, fromRollup))
@@ -71,7 +60,7 @@ export function compareDays(
     const priceCents = dayPriceCents(fromLog.inputTokens);
     const chargedCents = charges.get(key) ?? 0;
     if (chargedCents > priceCents) differences.push({ ...at, kind: 'overcharged', priceCents, chargedCents });
-    else if (chargedCents < priceCents && day < today)
+    else if (chargedCents < priceCents && at.day < today)
       differences.push({ ...at, kind: 'uncharged', priceCents, chargedCents });
   }
   return differences;

@@ -27,7 +27,7 @@ export interface OrgState {
    * per event made that quadratic in the number of charges.
    */
   grantIds: IdSet<string>;
-  /** Cents of every ChargePosted; the balance is granted − charged (domain/billing). */
+  /** Cents of every ChargePosted; the balance is domain/billing/balance.ts's rule. */
   chargedCents: number;
   chargeIds: IdSet<string>;
   keys: Record<string, ApiKeyState>;

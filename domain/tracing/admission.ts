@@ -1,7 +1,7 @@
 // Which spans of one OTLP request are kept (001, "Refused spans", the idempotence rule and
 // "Limits"): a pure decision over the request's spans, in the order sent, and the ledger's facts
 // about them (read from Postgres in one round trip by the endpoint).
-import { type Limits, limits as specLimits } from './truncation.ts';
+import { type Limits, limits as specLimits } from './limits.ts';
 
 /** What admission needs of a normalized span; sizeBytes is storedSpanBytes of the limited span. */
 export interface CandidateSpan {

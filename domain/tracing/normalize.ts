@@ -7,11 +7,12 @@ import { readEnvironment, readService, readSession, readUser } from './context.t
 import type { PublishedSpan } from './events.ts';
 import { readInputOutput, withoutCopies } from './io/index.ts';
 import { readKind } from './kind.ts';
+import { limits } from './limits.ts';
 import { readInputTokens, readModel, readOutputTokens } from './model.ts';
 import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
 import { redactKeyValues, redactText } from './redaction.ts';
 import type { JsonValue } from './span.ts';
-import { fitJson, limitSpan, limits, storedSpanBytes } from './truncation.ts';
+import { fitJson, limitSpan, storedSpanBytes } from './truncation.ts';
 import { fitsBytes, withinPerSpanLimits } from './within-limits.ts';
 
 /**
@@ -49,8 +50,8 @@ export function normalizeSpan(
   const redacted = redactSpan(withoutCopies(span));
   const clean = redacted.span;
   const io = readInputOutput(clean);
-  const input = fitInputOutput(io.input);
-  const output = fitInputOutput(io.output);
+  const input = jsonWithinInputOutputLimit(io.input);
+  const output = jsonWithinInputOutputLimit(io.output);
   // Built whole, size included, so no copy of the span is made to add it (the hot path's habit).
   const stored: PublishedSpan = {
     traceId: clean.traceId,
@@ -150,7 +151,8 @@ function redactEach<T extends { attributes: KeyValue[] }>(
   return { items: redactedItems, count };
 }
 
-function fitInputOutput(value: JsonValue | null): { text: string | null; truncated: boolean } {
+/** Input or output as its stored JSON text, its longest strings cut to fit inputOutputBytes. */
+function jsonWithinInputOutputLimit(value: JsonValue | null): { text: string | null; truncated: boolean } {
   if (value === null) return { text: null, truncated: false };
   const text = JSON.stringify(value);
   if (fitsBytes(text, limits.inputOutputBytes)) return { text, truncated: false };

@@ -1,33 +1,8 @@
-// The size limits of trace ingestion (001, "Limits") and the cuts that enforce them: strings cut
-// at a character boundary with a marker, JSON made to fit by cutting its longest strings first,
-// and a stored span brought within every per-span limit.
+// The cuts that enforce trace ingestion's size limits (limits.ts, the spec's 001 "Limits"):
+// strings cut at a character boundary with a marker, JSON made to fit by cutting its longest
+// strings first, and a stored span brought within every per-span limit.
+import { limits } from './limits.ts';
 import type { JsonValue, StoredSpan } from './span.ts';
-
-const KiB = 1024;
-const MiB = 1024 * KiB;
-const GiB = 1024 * MiB;
-
-/** The spec's Limits table (001, "Limits"); sizes in bytes. */
-export const limits = {
-  requestBytesSent: 4 * MiB,
-  requestBytesUncompressed: 16 * MiB,
-  monthlySpans: 1_000_000,
-  monthlyBytes: 5 * GiB,
-  spansPerTrace: 10_000,
-  spanNameBytes: 256,
-  inputOutputBytes: 128 * KiB,
-  stringBytes: 8 * KiB,
-  /** Per span, per event (and, our choice, per link). */
-  attributesPerSpan: 128,
-  eventsPerSpan: 128,
-  linksPerSpan: 32,
-  resourceAttributesBytes: 4 * KiB,
-  spanBytes: 384 * KiB,
-  retentionDays: 30,
-} as const;
-
-/** The limits' shape, so tests and callers may pass other values. */
-export type Limits = { readonly [K in keyof typeof limits]: number };
 
 const truncationMarker = (removedBytes: number): string => `…[truncated ${removedBytes} bytes]`;
 /** UTF-8 bytes of that marker: `…` is 3 bytes, the rest ASCII (no Buffer call: probes need it often). */
@@ -274,7 +249,7 @@ const parseItems = (text: string): JsonValue[] => {
 
 const limitStrings = (value: JsonValue): JsonValue => capStrings(value, limits.stringBytes);
 
-/** The first 128 attributes, each string value cut to 8 KiB. */
+/** The first attributesPerSpan attributes, each string value cut to stringBytes. */
 const limitAttributes = (entries: Entries): Entries =>
   entries.slice(0, limits.attributesPerSpan).map(([key, value]) => [key, limitStrings(value)]);
 
@@ -319,8 +294,11 @@ function membersWithin(m: Members, budget: number): number {
   return m.parts.length;
 }
 
-/** Input and output share what is left, a side under its half leaving the rest to the other. */
-function fitInputOutput(span: StoredSpan): StoredSpan {
+/**
+ * Over the whole-span limit, input and output share the room the rest of the span leaves, a side
+ * under its half leaving the rest to the other.
+ */
+function fitInputOutputIntoRoomLeft(span: StoredSpan): StoredSpan {
   if (storedSpanBytes(span) <= limits.spanBytes) return span;
   const budget = limits.spanBytes - storedSpanBytes({ ...span, input: null, output: null });
   const inBytes = Buffer.byteLength(span.input ?? '');
@@ -345,12 +323,13 @@ function fitInputOutput(span: StoredSpan): StoredSpan {
 }
 
 /**
- * The span within every per-span limit of 001 "Limits": name 256 bytes; other string values 8 KiB
- * (input and output, cut by the caller to 128 KiB, are exempt); 128 attributes per span, event and
- * link, 128 events, 32 links, the first ones kept in order; resource attributes kept in order while
- * the object stays within 4 KiB (the first one that does not fit ends it). Over 384 KiB, whole
- * trailing members are dropped: events first, then links, then attributes; only if that is not
- * enough are input and output fitted into what is left (fitJson).
+ * The span within every per-span limit (limits.ts): the name cut to spanNameBytes and the other
+ * string values to stringBytes (input and output, cut by the caller to inputOutputBytes, are
+ * exempt); the first attributesPerSpan attributes of the span, of each event and of each link, the
+ * first eventsPerSpan events and linksPerSpan links, in order; resource attributes kept in order
+ * while the object stays within resourceAttributesBytes (the first one that does not fit ends it).
+ * Over spanBytes, whole trailing members are dropped: events first, then links, then attributes;
+ * only if that is not enough are input and output fitted into what is left (fitJson).
  */
 export function limitSpan(span: StoredSpan): StoredSpan {
   const cutFields = Object.fromEntries(
@@ -389,5 +368,5 @@ export function limitSpan(span: StoredSpan): StoredSpan {
     room -= extraBytes(members, count);
     limited[field] = joinMembers(members, count);
   });
-  return fitInputOutput(limited);
+  return fitInputOutputIntoRoomLeft(limited);
 }

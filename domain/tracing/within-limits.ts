@@ -1,5 +1,5 @@
+import { limits } from './limits.ts';
 import type { AnyValue, KeyValue, OtlpEvent, OtlpLink } from './otlp.ts';
-import { limits } from './truncation.ts';
 
 // The fast path: almost every span is far inside every limit, and limitSpan's work (parsing and
 // re-serializing its JSON texts) is then the hot path's largest cost for nothing. These checks
@@ -10,7 +10,7 @@ import { limits } from './truncation.ts';
 export const fitsBytes = (text: string, maxBytes: number): boolean =>
   text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes;
 
-/** Whether no string inside the value would be cut to 8 KiB (bytes count as their base64). */
+/** Whether no string inside the value would be cut to stringBytes (bytes count as their base64). */
 function valueFits(value: AnyValue): boolean {
   switch (value.kind) {
     case 'string':

@@ -17,7 +17,6 @@ import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { migrateClickHouse } from '../../../infra/migrate.ts';
 import { createDatabaseStatement } from '../../../infra/stack/clickhouse.ts';
-import type { Scope } from '../../../jobs/billing-store.ts';
 import { compactSpanFacts } from '../../../jobs/span-facts-compaction.ts';
 import { dropExpiredSpanPartitions } from '../../../jobs/span-retention.ts';
 import { readLogTotals } from '../../../jobs/usage-log.ts';
@@ -25,6 +24,7 @@ import { type ClickHouseClient, createClickHouse, identifier } from '../../../pl
 import type { Delivered } from '../../../projections/projection.ts';
 import { spansClickHouseProjection } from '../../../projections/spans-clickhouse.ts';
 import { usageClickHouseProjection } from '../../../projections/usage-clickhouse.ts';
+import type { BillingFilter } from '../../../stores/billing.ts';
 import { type ModernClickHouse, startModernClickHouse } from '../../harness/modern-clickhouse.ts';
 import {
   agentTrace,
@@ -402,8 +402,12 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
       rows.sort((a, b) => `${a.orgId}${a.model}${a.day}`.localeCompare(`${b.orgId}${b.model}${b.day}`));
     const everything = await onBoth(async (clickhouse) => sorted(await readLogTotals(clickhouse)));
     expect(everything.length).toBeGreaterThan(0);
-    const scope: Required<Scope> = { orgIds: [orgA, "o'brien"], from: '2026-01-01', to: '2030-12-31' };
-    await onBoth(async (clickhouse) => sorted(await readLogTotals(clickhouse, scope)));
+    const filter: Required<BillingFilter> = {
+      orgIds: [orgA, "o'brien"],
+      from: '2026-01-01',
+      to: '2030-12-31',
+    };
+    await onBoth(async (clickhouse) => sorted(await readLogTotals(clickhouse, filter)));
   });
 
   it('drops the span partitions past retention', async () => {

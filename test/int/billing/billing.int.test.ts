@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { utcDay } from '../../../domain/inference/pricing.ts';
+import { utcDay } from '../../../domain/billing/day.ts';
 import type { OrgEvent } from '../../../domain/orgs/events.ts';
 import { postCharges } from '../../../jobs/post-charges.ts';
 import { publishOrgEvents } from '../../../producers/org.ts';

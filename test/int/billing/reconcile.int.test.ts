@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { utcDay } from '../../../domain/inference/pricing.ts';
+import { utcDay } from '../../../domain/billing/day.ts';
 import { postCharges } from '../../../jobs/post-charges.ts';
 import { reconcile } from '../../../jobs/reconcile.ts';
 import { publishOrgEvents } from '../../../producers/org.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { utcDay } from '../../../domain/inference/pricing.ts';
+import { utcDay } from '../../../domain/billing/day.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { publishUsage } from '../../../producers/usage.ts';
 import { usagePostgresProjection } from '../../../projections/usage-postgres.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AdmissionQueue } from '../../../api/otlp/admission-queue.ts';
 import { NormalizationFailed, type PendingSpans, pendingSpans } from '../../../api/otlp/ingest.ts';
-import { limits } from '../../../domain/tracing/truncation.ts';
+import { limits } from '../../../domain/tracing/limits.ts';
 import { AdmissionLeases } from '../../../stores/admission-lease.ts';
 import { request } from '../../harness/otlp-fixtures.ts';
 import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';

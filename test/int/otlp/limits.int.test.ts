@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../../api/app.ts';
-import { limits } from '../../../domain/tracing/truncation.ts';
+import { limits } from '../../../domain/tracing/limits.ts';
 import { logger } from '../../../platform/logger.ts';
 import { deadKafkaProducer, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { exportSpans, llmSpan, tracingOrg } from '../../harness/tracing.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { balanceCents, chargeIdFor, hasCredit } from '../../../domain/billing/charges.ts';
-import { decideCharges } from '../../../domain/inference/pricing.ts';
+import { balanceCents, hasCredit } from '../../../domain/billing/balance.ts';
+import { chargeIdFor, decideCharges } from '../../../domain/billing/charges.ts';
 import { decide, OrgCommandRefused } from '../../../domain/orgs/decide.ts';
 import type { OrgEvent } from '../../../domain/orgs/events.ts';
 import { evolve, initialState, type MaybeOrg } from '../../../domain/orgs/org.ts';

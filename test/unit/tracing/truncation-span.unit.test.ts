@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { limits } from '../../../domain/tracing/limits.ts';
 import type { JsonValue, StoredSpan } from '../../../domain/tracing/span.ts';
-import { limitSpan, limits, storedSpanBytes } from '../../../domain/tracing/truncation.ts';
+import { limitSpan, storedSpanBytes } from '../../../domain/tracing/truncation.ts';
 
 const KiB = 1024;
 const bytes = (text: string): number => Buffer.byteLength(text);

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type DayUsage,
-  dayPriceCents,
-  decideCharges,
-  type OwedCharge,
-  utcDay,
-} from '../../../domain/inference/pricing.ts';
+import { type DayUsage, decideCharges, type OwedCharge } from '../../../domain/billing/charges.ts';
+import { utcDay } from '../../../domain/billing/day.ts';
+import { dayPriceCents } from '../../../domain/billing/price.ts';
 
 describe('dayPriceCents: 0.10 USD per million input tokens, a day rounded up to a cent once', () => {
   it.each([
