@@ -1,3 +1,4 @@
+import cors from '@fastify/cors';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireDesktop, requireExisting } from '../../domain/sandboxes/decide.ts';
@@ -23,10 +24,22 @@ import { desktopNotConfigured } from './errors.ts';
 // The desktop routes of the spec's Endpoints table. A key with `sandboxes:write` or a sandbox
 // token for this sandbox (`view` for status and screenshot, `control` for the rest). Each call
 // on a running desktop is a use of the sandbox (the idle timeout).
+//
+// A page drives the desktop with a sandbox token (`Client.fromToken`), from its own origin, so
+// these routes answer CORS: any origin may ask, and the token decides (Authentication 5: an
+// `Origin` not in its `origins` is 403 `origin_refused`, readable by the page). The credential is
+// a bearer header, never a cookie, so a page without the token gains nothing by asking.
 
 const tags = ['desktop'];
 
 export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = async (app, { ctx }) => {
+  await app.register(cors, {
+    origin: true,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['authorization', 'content-type'],
+    exposedHeaders: ['x-image-width', 'x-image-height'],
+    maxAge: 600,
+  });
   const { access, commands } = ctx;
   const route = (name: keyof typeof sandboxRoutes) => ({
     method: sandboxRoutes[name].method,

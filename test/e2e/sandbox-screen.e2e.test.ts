@@ -50,6 +50,7 @@ beforeAll(async () => {
     '/plain/': pages,
     '/sandbox/': join(pages, '../../dist'),
     '/novnc/': join(pages, '../../../../node_modules/@novnc/novnc'),
+    '/openapi-fetch/': join(pages, '../../../../node_modules/openapi-fetch'),
   }));
   browser = await launchChromium((line) => process.stderr.write(`[browser] ${line}\n`));
   api = await givenSandboxApi((runtime) => {
@@ -70,11 +71,15 @@ afterAll(async () => {
   rmSync(built, { recursive: true, force: true });
 });
 
-async function token(abilities: ['view'] | ['control'], expiresIn = 900): Promise<string> {
-  const body = { abilities, expires_in: expiresIn, origins: [origin] };
+async function grant(abilities: ['view'] | ['control'], expiresIn = 900, origins = [origin]) {
+  const body = { abilities, expires_in: expiresIn, origins };
   const minted = await api.call('POST', `/api/sandboxes/${id}/tokens`, { body });
   expect(minted.statusCode, minted.body).toBe(201);
-  return minted.json().data.token;
+  return minted.json().data as { token: string; sandbox: string; abilities: string[] };
+}
+
+async function token(abilities: ['view'] | ['control'], expiresIn = 900): Promise<string> {
+  return (await grant(abilities, expiresIn)).token;
 }
 
 type Rgb = readonly [number, number, number];
@@ -229,6 +234,35 @@ describe('mountScreen in a plain page with an import map, no bundler', () => {
       colours.button,
       'the button on the canvas',
     );
+    await page.close();
+  }, 60_000);
+});
+
+describe('Client.fromToken in a browser', () => {
+  it("drives the desktop from the page's origin; a view grant refuses control without a request; another origin is refused", async () => {
+    const page = await browser.newPage();
+    const query = new URLSearchParams({
+      baseUrl,
+      grant: JSON.stringify(await grant(['view'])),
+      elsewhere: (await grant(['view'], 900, ['https://elsewhere.example'])).token,
+    });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on(
+      'response',
+      (answer) => answer.status() >= 400 && problems.push(`${answer.status()} ${answer.url()}`),
+    );
+    await page.goto(`${origin}/plain/client.html?${query}`);
+    const results = await page.evaluate(
+      () => (globalThis as unknown as { clientResults: Promise<unknown> }).clientResults,
+    );
+    expect(results, problems.join('\n')).toEqual({
+      running: true,
+      screenshot: { width: 1280, height: 800, png: true },
+      refusedWithoutRequest: { code: 'insufficient_ability', status: 403 },
+      requests: 0,
+      otherOrigin: { code: 'origin_refused', status: 403 },
+    });
     await page.close();
   }, 60_000);
 });
