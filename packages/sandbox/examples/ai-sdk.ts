@@ -3,7 +3,7 @@
 
 import { generateText, isStepCount, type LanguageModel } from 'ai';
 import { computerTools } from '../src/ai/index.js'; // in your project: '@orrery/sandbox/ai'
-import type { DesktopActions } from '../src/desktop-types.ts';
+import type { DesktopActions } from '../src/desktop-types.js';
 import { exampleDesktop } from './desktop.js';
 import { recordedModel } from './recorded/ai-sdk.js';
 

@@ -3,7 +3,7 @@
 
 import type { BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { computerToolset } from '../src/anthropic/index.js'; // in your project: '@orrery/sandbox/anthropic'
-import type { DesktopActions } from '../src/desktop-types.ts';
+import type { DesktopActions } from '../src/desktop-types.js';
 import { pngjsResize } from '../test/support/recording-desktop.js';
 import { exampleDesktop } from './desktop.js';
 import { type MessagesClient, recordedAnthropic } from './recorded/anthropic.js';

@@ -2,7 +2,7 @@
 // With OPENAI_API_KEY you would pass `new OpenAI().responses` instead of the recorded model.
 
 import type { ResponseComputerToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
-import type { DesktopActions } from '../src/desktop-types.ts';
+import type { DesktopActions } from '../src/desktop-types.js';
 import { computerCallOutput, computerTool } from '../src/openai/index.js'; // in your project: '@orrery/sandbox/openai'
 import { exampleDesktop } from './desktop.js';
 import { type ResponsesClient, recordedOpenAI } from './recorded/openai.js';
