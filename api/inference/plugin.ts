@@ -12,7 +12,7 @@ import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
 import { errorHandler } from '../errors.ts';
-import { parsedInHandler } from '../parsed-in-handler.ts';
+import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
 import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
 import { fingerprint, type IdempotencyKeys } from './idempotency.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
@@ -186,11 +186,9 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       },
     },
     async (request) => {
-      const parsed = parseInferenceBody(requestsQuery, request.query);
-      if (!parsed.ok)
-        throw inferenceApiError('invalid_request', { param: parsed.param, message: parsed.message });
+      const query = parsedOrRefused(parseInferenceBody(requestsQuery, request.query));
       const { orgId } = request.principal!;
-      const page = await readRequestLog(clickhouse, orgId, parsed.value);
+      const page = await readRequestLog(clickhouse, orgId, query);
       const keys = opts.directory.org(orgId)?.keys ?? {};
       return {
         data: page.rows.map((row) => ({
