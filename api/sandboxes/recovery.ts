@@ -52,7 +52,7 @@ export async function recoverSandboxes(deps: {
   const failed: string[] = [];
   for (const { sandbox } of known) {
     try {
-      await deps.commands.settle(sandbox.id);
+      await deps.commands.bringHostInLine(sandbox.id);
       converged.push(sandbox.id);
     } catch (error) {
       failed.push(sandbox.id);

@@ -14,7 +14,7 @@ export interface PreparedRequest {
   answer(modelLine: string | null): DecidedAnswer;
 }
 
-interface Task {
+interface Endpoint {
   object: 'title' | 'preview';
   /**
    * Parses the body (422 invalid_request with `param` as the spec writes it) and renders it in
@@ -23,7 +23,7 @@ interface Task {
   prepare(body: unknown, style: PromptStyle): PreparedRequest;
 }
 
-export const tasks: Record<InferenceEndpoint, Task> = {
+export const byEndpoint: Record<InferenceEndpoint, Endpoint> = {
   titles: {
     object: 'title',
     prepare(body, style) {
