@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
 import type { AdmissionLimits } from '../domain/tracing/admission.ts';
 import { limits } from '../domain/tracing/limits.ts';
 import { config, developmentTokenSecret, type InferenceModelConfig } from '../platform/config.ts';
@@ -28,6 +28,7 @@ import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpTracesPathItem } from './otlp/openapi.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
+import { validateRequestPart } from './request-validation.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
 
 export interface ApiDeps {
@@ -72,7 +73,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     frameworkErrors,
     clientErrorHandler,
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(validateRequestPart);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler(jsonErrorFormat));
   app.setNotFoundHandler(notFoundHandler);

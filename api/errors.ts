@@ -1,7 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { formatParam } from '../domain/params.ts';
 import { isPostgresUnreachable } from '../platform/postgres.ts';
 import { PublishFailed } from '../producers/producer.ts';
 
@@ -122,22 +120,13 @@ export const jsonErrorFormat: ErrorFormat = {
   },
 };
 
-/** Turns whatever a handler or hook threw into an ApiError. */
+/**
+ * Turns whatever a handler or hook threw into an ApiError. A refused request part is one already
+ * (request-validation.ts).
+ */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
-  if (hasZodFastifySchemaValidationErrors(fastifyError)) {
-    const [first] = fastifyError.validation;
-    // A JSON pointer's segments are strings; its array indexes are numbers in the spec's notation.
-    const segments: string[] = (first?.instancePath ?? '').split('/').filter(Boolean);
-    const param = formatParam(segments.map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment)));
-    return new ApiError(
-      'invalid_request',
-      422,
-      `${param || 'body'}: ${first?.message ?? 'invalid'}; fix it and retry.`,
-      param || undefined,
-    );
-  }
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new ApiError('payload_too_large', 413, 'The body is too large; send a smaller one.');
   }

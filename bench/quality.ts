@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type PreparedRequest, tasks } from '../api/inference/tasks.ts';
+import { byEndpoint, type PreparedRequest } from '../api/inference/endpoints.ts';
 import { askModel, type DeployedModel, UpstreamUnavailable } from '../api/inference/upstream.ts';
 import type { InferenceEndpoint } from '../domain/usage/events.ts';
 import { config } from '../platform/config.ts';
@@ -63,7 +63,7 @@ async function run(
   entry: CorpusEntry<unknown>,
   group: string,
 ): Promise<Outcome> {
-  const prepared = tasks[endpoint].prepare(entry.request, model);
+  const prepared = byEndpoint[endpoint].prepare(entry.request, model);
   try {
     const reply = await askModel(model, prepared.prompt);
     const decided = prepared.answer(reply.line);

@@ -1,8 +1,51 @@
-// What every surface's 422 `invalid_request` shares (000 and 002, "Errors"): the `param` path in
-// the specs' notation, and the words for what was expected. Each surface words its own messages.
+import type { z } from 'zod';
+
+// What every surface's 422 `invalid_request` shares (000 and 002, "Errors"): one function that
+// parses a request part and turns zod's refusal into the `param` path in the specs' notation and a
+// message, and the words for what was expected. Each surface words its own messages (`Wording`).
 
 /** A raw input parsed into a typed value, or refused naming the field at fault (`param`). */
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
+
+export type Issue = z.core.$ZodIssue;
+
+/** How a surface words a refused field; each spec words its own. */
+export interface Wording {
+  /** Said when zod names no issue (it always names one): the body as a whole. */
+  body: string;
+  /**
+   * The message for the first issue. `param` is its path in the specs' notation (`''` for the
+   * whole input), `value` what was sent there, `input` the whole request part.
+   */
+  issue(issue: Issue, at: { param: string; value: unknown; input: unknown }): string;
+}
+
+/**
+ * Parses a request part (body, query, path) with its schema: the value, or the first issue as
+ * `param` and the surface's message. The one translation of a zod refusal into a 422, for every
+ * surface; an unknown field is named at its own path, not at the object holding it.
+ */
+export function parseRequest<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  wording: Wording,
+  options?: z.core.ParseContext<z.core.$ZodIssue>,
+): ParseResult<z.output<S>> {
+  const result = schema.safeParse(input, options);
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0];
+  if (issue === undefined) return { ok: false, param: '', message: wording.body };
+  const path = issuePath(issue);
+  const param = formatParam(path);
+  return { ok: false, param, message: wording.issue(issue, { param, value: valueAt(input, path), input }) };
+}
+
+/** An unknown field is reported at its own path, not at the object holding it. */
+function issuePath(issue: Issue): PropertyKey[] {
+  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined)
+    return [...issue.path, issue.keys[0]];
+  return [...issue.path];
+}
 
 const identifier = /^[A-Za-z_$][\w$]*$/;
 

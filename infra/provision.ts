@@ -2,6 +2,7 @@ import { consumerGroupIds } from '../consumers/groups.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import type { Config } from '../platform/config.ts';
 import { type Admin, withAdmin } from '../platform/kafka.ts';
+import { waitFor } from '../platform/poll.ts';
 import { createRegistry, registerValueSchema } from '../platform/registry.ts';
 import { deadLetterRetentionMs, deadLetterTopic, type StreamName, topics } from '../schemas/events/topics.ts';
 import { migrateClickHouse, migratePostgres } from './migrate.ts';
@@ -70,13 +71,12 @@ export function minInsyncReplicas(replicationFactor: number): number {
 
 /** A new topic takes produce requests once every partition has a leader. */
 export async function waitForLeaders(admin: Admin, names: string[], timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const metadata = await admin.fetchTopicMetadata({ topics: names }).catch(() => undefined);
-    const led = metadata?.every((topic) => topic.partitions.every((partition) => partition.leader >= 0));
-    if (led) return;
-    if (Date.now() > deadline)
-      throw new Error(`topics without leaders after ${timeoutMs} ms: ${names.join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(
+    `a leader for every partition of ${names.join(', ')}`,
+    async () => {
+      const metadata = await admin.fetchTopicMetadata({ topics: names }).catch(() => undefined);
+      return metadata?.every((topic) => topic.partitions.every((partition) => partition.leader >= 0));
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
 }

@@ -2,6 +2,7 @@ import type { PublishedSpan, SpanEvent } from '../domain/tracing/events.ts';
 import { type ClickHouseClient, identifier, joinSql, sql } from '../platform/clickhouse.ts';
 import { type FieldValue, insertRows } from '../platform/clickhouse-insert.ts';
 import { logger } from '../platform/logger.ts';
+import { poll } from '../platform/poll.ts';
 import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
 import type { Projection } from './projection.ts';
 
@@ -101,8 +102,9 @@ export function spanRow(
 const spanTables = ['spans', 'trace_fragments', 'span_facts'] as const;
 
 const mutationPollMs = 100;
-// How long a batch waits for its deletions to be applied before it commits anyway (librdkafka
-// heartbeats from its own thread, so the wait does not cost the group its partitions).
+// How long a batch waits for its deletions to be applied before it commits anyway. The wait does
+// not cost the group its partitions: librdkafka heartbeats from its own thread (the session
+// timeout, 10 s, platform/kafka.ts), and a batch may take up to the poll interval (5 minutes).
 const mutationWaitMs = 10_000;
 
 export function spansClickHouseProjection(clickhouse: ClickHouseClient): Projection<SpanEvent> {
@@ -131,21 +133,23 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
    * mutation is durable once submitted, so a wait cut short loses nothing; it is only logged.
    */
   async function untilMutationsDone(): Promise<void> {
-    const deadline = Date.now() + mutationWaitMs;
-    while (Date.now() < deadline) {
-      const result = await clickhouse.query({
-        query: sql`SELECT count() AS pending FROM system.mutations
-          WHERE database = currentDatabase() AND table IN (${joinSql(
-            spanTables.map((table) => sql`${table}`),
-            ', ',
-          )}) AND is_done = 0`.text,
-        format: 'JSONEachRow',
-      });
-      const [row] = await result.json<{ pending: string }>();
-      if (Number(row?.pending ?? 0) === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, mutationPollMs));
-    }
-    logger.warn({ tables: spanTables }, 'trace deletion still running in ClickHouse; committing anyway');
+    const done = await poll(
+      async () => {
+        const result = await clickhouse.query({
+          query: sql`SELECT count() AS pending FROM system.mutations
+            WHERE database = currentDatabase() AND table IN (${joinSql(
+              spanTables.map((table) => sql`${table}`),
+              ', ',
+            )}) AND is_done = 0`.text,
+          format: 'JSONEachRow',
+        });
+        const [row] = await result.json<{ pending: string }>();
+        return Number(row?.pending ?? 0) === 0;
+      },
+      { timeoutMs: mutationWaitMs, intervalMs: mutationPollMs },
+    );
+    if (!done)
+      logger.warn({ tables: spanTables }, 'trace deletion still running in ClickHouse; committing anyway');
   }
 
   return {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { sleep } from './host.ts';
+import { poll } from '../platform/poll.ts';
 import { type LimitController, type Limits, limitControllers, limitSettings } from './limits.ts';
 
 // Where a sandbox's processes are counted, limited, frozen and killed. Hosts differ:
@@ -153,12 +153,11 @@ export function createExecCgroup(set: CgroupSet): string | undefined {
 export async function killCgroup(dir: string, timeoutMs = 5000): Promise<boolean> {
   if (!existsSync(join(dir, 'cgroup.kill'))) return false;
   writeFileSync(join(dir, 'cgroup.kill'), '1');
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (readLines(join(dir, 'cgroup.events')).includes('populated 0')) return true;
-    await sleep(20);
-  }
-  return false;
+  const emptied = await poll(() => readLines(join(dir, 'cgroup.events')).includes('populated 0'), {
+    timeoutMs,
+    intervalMs: 20,
+  });
+  return emptied === true;
 }
 
 /** Removes a cgroup directory once empty; an exec's leftover background processes keep theirs. */
@@ -178,15 +177,13 @@ export function removeCgroup(dir: string): boolean {
 /** Removes all of a sandbox's cgroups, retrying while the kernel finishes reaping. */
 export async function removeCgroups(set: CgroupSet): Promise<void> {
   const dirs = joinDirs(set);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    if (dirs.map(removeCgroup).every(Boolean)) {
-      // The runtime's group folder goes with its last sandbox (refused while others remain).
-      for (const dir of dirs) rmdirQuietly(join(dir, '..'));
-      return;
-    }
-    await sleep(20);
-  }
-  throw new Error(`could not remove the cgroups ${dirs.join(', ')}: processes remain`);
+  const removed = await poll(() => dirs.map(removeCgroup).every(Boolean), {
+    timeoutMs: 1000,
+    intervalMs: 20,
+  });
+  if (!removed) throw new Error(`could not remove the cgroups ${dirs.join(', ')}: processes remain`);
+  // The runtime's group folder goes with its last sandbox (refused while others remain).
+  for (const dir of dirs) rmdirQuietly(join(dir, '..'));
 }
 
 function rmdirQuietly(dir: string): void {

@@ -1,5 +1,6 @@
 import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from '../platform/poll.ts';
 import { readLines } from './cgroups.ts';
 import { sleep } from './host.ts';
 import type { SandboxRecord } from './state.ts';
@@ -26,12 +27,11 @@ export async function setFrozen(record: SandboxRecord, frozen: boolean): Promise
 async function freezeCgroup(dir: string, frozen: boolean): Promise<void> {
   writeFileSync(join(dir, 'cgroup.freeze'), frozen ? '1' : '0');
   const wanted = `frozen ${frozen ? 1 : 0}`;
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (readLines(join(dir, 'cgroup.events')).includes(wanted)) return;
-    await sleep(10);
-  }
-  throw new Error(`the sandbox's cgroup ${dir} did not reach "${wanted}" within 10 s`);
+  await waitFor(
+    `the sandbox's cgroup ${dir} to report "${wanted}"`,
+    () => readLines(join(dir, 'cgroup.events')).includes(wanted),
+    { timeoutMs: 10_000, intervalMs: 10 },
+  );
 }
 
 /** Whether the kernel reports the sandbox frozen; for `signals`, the record is the truth. */

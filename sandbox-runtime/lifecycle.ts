@@ -1,7 +1,7 @@
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
+import { poll } from '../platform/poll.ts';
 import { killCgroup, type LimitReport, removeCgroups } from './cgroups.ts';
 import { isFrozen, setFrozen } from './freeze.ts';
-import { sleep } from './host.ts';
 import { initAlive, killInit, startInit } from './process-tree.ts';
 import { type FilesystemMode, type Layout, removeFilesystem } from './sandbox-fs.ts';
 import { type SandboxRecord, writeRecord } from './state.ts';
@@ -99,7 +99,7 @@ export async function destroySandbox(record: SandboxRecord, layout: Layout, log:
   const killed = record.cgroups.unified !== undefined && (await killCgroup(record.cgroups.unified));
   if (!killed) {
     killInit(record);
-    for (let wait = 0; wait < 250 && initAlive(record); wait++) await sleep(20);
+    await poll(() => !initAlive(record), { timeoutMs: 5000, intervalMs: 20 });
   }
   await removeCgroups(record.cgroups);
   removeFilesystem(layout);

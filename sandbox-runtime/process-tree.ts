@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { poll } from '../platform/poll.ts';
 import { joinDirs } from './cgroups.ts';
-import { hostEnv, hostProgram, processLives, processName, processStartTime, sleep } from './host.ts';
+import { hostEnv, hostProgram, processLives, processName, processStartTime } from './host.ts';
 import { type Layout, mountRootArgv, stagingMountPoint } from './sandbox-fs.ts';
 import type { SandboxRecord } from './state.ts';
 import { withUserNamespace } from './user-namespace.ts';
@@ -109,14 +110,16 @@ function sandboxPid(child: ChildProcess, layout: Layout): Promise<number> {
 }
 
 async function running(pid: number, layout: Layout): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const name = processName(pid);
-    if (name === initName) return;
-    if (name === undefined) break;
-    await sleep(5);
-  }
-  throw new Error(`the sandbox's init did not come up:\n${logTail(layout)}`);
+  const failed = () => new Error(`the sandbox's init did not come up:\n${logTail(layout)}`);
+  const up = await poll(
+    () => {
+      const name = processName(pid);
+      if (name === undefined) throw failed(); // it exited
+      return name === initName;
+    },
+    { timeoutMs: 10_000, intervalMs: 5 },
+  );
+  if (!up) throw failed();
 }
 
 export function initAlive(record: SandboxRecord): boolean {

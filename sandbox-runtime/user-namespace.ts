@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readlinkSync, writeFileSync } from 'node:fs';
-import { hostEnv, hostProgram, sleep } from './host.ts';
+import { poll } from '../platform/poll.ts';
+import { hostEnv, hostProgram } from './host.ts';
 
 // Root inside a sandbox is not root on the host. Every sandbox runs in a user namespace that maps
 // its ids 0-65535 to the host's 1000000-1065535: root inside has every capability over its own
@@ -41,16 +42,21 @@ export async function withUserNamespace<T>(use: (namespacePath: string) => Promi
 /** Waits until the holder has left our user namespace (its map can only be written after). */
 async function unshared(holder: ChildProcess): Promise<number> {
   const ours = readlinkSync('/proc/self/ns/user');
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline) {
-    const pid = holder.pid;
-    if (pid === undefined || holder.exitCode !== null) break;
-    try {
-      if (readlinkSync(`/proc/${pid}/ns/user`) !== ours) return pid;
-    } catch {
-      break;
-    }
-    await sleep(2);
-  }
-  throw new Error('could not create a user namespace for the sandbox (unshare --user failed)');
+  const failed = () => new Error('could not create a user namespace for the sandbox (unshare --user failed)');
+  const unsharedPid = await poll(
+    () => {
+      const pid = holder.pid;
+      if (pid === undefined || holder.exitCode !== null) throw failed();
+      let namespace: string;
+      try {
+        namespace = readlinkSync(`/proc/${pid}/ns/user`);
+      } catch {
+        throw failed();
+      }
+      return namespace !== ours && pid;
+    },
+    { timeoutMs: 5000, intervalMs: 2 },
+  );
+  if (unsharedPid === undefined) throw failed();
+  return unsharedPid;
 }

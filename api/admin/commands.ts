@@ -3,6 +3,7 @@ import { decide, type OrgCommand } from '../../domain/orgs/decide.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
 import { newId } from '../../platform/ids.ts';
+import { waitFor } from '../../platform/poll.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { publishOrgEvents } from '../../producers/org.ts';
 import type { EventProducer } from '../../producers/producer.ts';
@@ -41,14 +42,17 @@ const projected: {
 
 async function waitUntilProjected(deps: AdminDeps, event: OrgEvent): Promise<void> {
   const isProjected = projected[event.type] as (org: OrgState, event: OrgEvent) => boolean;
-  const deadline = Date.now() + (deps.projectionTimeoutMs ?? 15_000);
-  while (Date.now() < deadline) {
-    const org = await loadOrg(deps.pool, event.orgId);
-    if (org && isProjected(org, event)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(
-    `${event.type} for org ${event.orgId} was published but is not in the read model yet; are the consumers running (npm start)?`,
+  await waitFor(
+    `${event.type} for org ${event.orgId} in the read model`,
+    async () => {
+      const org = await loadOrg(deps.pool, event.orgId);
+      return org !== undefined && isProjected(org, event);
+    },
+    {
+      timeoutMs: deps.projectionTimeoutMs ?? 15_000,
+      intervalMs: 50,
+      hint: 'it was published; are the consumers running (npm start)?',
+    },
   );
 }
 

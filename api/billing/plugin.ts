@@ -1,15 +1,10 @@
-import type { FastifySchemaCompiler } from 'fastify';
-import { type FastifyPluginAsyncZod, validatorCompiler } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { parseInferenceBody } from '../../domain/inference/requests.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
 import { errorResponses } from '../error-responses.ts';
-import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
+import { errorHandler, jsonErrorFormat } from '../errors.ts';
+import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
 import { billingSummary, readBillingSummary, summaryQuery } from './summary.ts';
-
-// The query string is parsed in the handler, so a 422 names the field as the other surfaces do.
-const queryInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
-  route.httpPart === 'querystring' ? (data) => ({ value: data }) : validatorCompiler(route);
 
 /**
  * `GET /api/billing/summary`: the balance and the charges by model and day of the key's org
@@ -21,7 +16,8 @@ export const billingPlugin: FastifyPluginAsyncZod<{ pool?: PgPool }> = async (ap
   const pool = opts.pool ?? createPgPool(4);
   if (!opts.pool) app.addHook('onClose', () => pool.end());
   app.setErrorHandler(errorHandler(jsonErrorFormat));
-  app.setValidatorCompiler(queryInHandler);
+  // The query string is parsed in the handler, so a 422 names the field as the other surfaces do.
+  app.setValidatorCompiler(parsedInHandler);
   app.get(
     '/summary',
     {
@@ -33,9 +29,8 @@ export const billingPlugin: FastifyPluginAsyncZod<{ pool?: PgPool }> = async (ap
       },
     },
     async (request) => {
-      const parsed = parseInferenceBody(summaryQuery, request.query);
-      if (!parsed.ok) throw new ApiError('invalid_request', 422, parsed.message, parsed.param);
-      return readBillingSummary(pool, request.principal!.orgId, parsed.value);
+      const query = parsedOrRefused(parseInferenceBody(summaryQuery, request.query));
+      return readBillingSummary(pool, request.principal!.orgId, query);
     },
   );
 };

@@ -12,11 +12,11 @@ import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
 import { errorHandler } from '../errors.ts';
-import { parsedInHandler } from '../parsed-in-handler.ts';
+import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
+import { byEndpoint } from './endpoints.ts';
 import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
 import { fingerprint, type IdempotencyKeys } from './idempotency.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
-import { tasks } from './tasks.ts';
 import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
 
 export interface InferencePluginOptions {
@@ -67,7 +67,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
     if (model.baseUrl) deployments.set(model.name, { ...model, baseUrl: model.baseUrl });
 
   for (const endpoint of inferenceEndpoints) {
-    const task = tasks[endpoint];
+    const served = byEndpoint[endpoint];
     app.post(
       `/:model/v1/${endpoint}`,
       {
@@ -84,7 +84,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         const principal = request.principal!;
         const model = models.get(request.params.model);
         if (!model?.writes.includes(endpoint)) throw inferenceApiError('model_not_found');
-        const prepared = task.prepare(request.body, model);
+        const prepared = served.prepare(request.body, model);
         const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
         if (!opts.directory.hasCredit(principal.orgId)) throw inferenceApiError('insufficient_credit');
         const deployment = deployments.get(model.name);
@@ -152,7 +152,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           `model;dur=${modelReply.latencyMs}, service;dur=${reply.elapsedTime.toFixed(2)}`,
         );
         const answered = {
-          object: task.object,
+          object: served.object,
           model: model.name,
           text: decided.text,
           fallback: decided.fallback,
@@ -186,11 +186,9 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       },
     },
     async (request) => {
-      const parsed = parseInferenceBody(requestsQuery, request.query);
-      if (!parsed.ok)
-        throw inferenceApiError('invalid_request', { param: parsed.param, message: parsed.message });
+      const query = parsedOrRefused(parseInferenceBody(requestsQuery, request.query));
       const { orgId } = request.principal!;
-      const page = await readRequestLog(clickhouse, orgId, parsed.value);
+      const page = await readRequestLog(clickhouse, orgId, query);
       const keys = opts.directory.org(orgId)?.keys ?? {};
       return {
         data: page.rows.map((row) => ({

@@ -107,7 +107,7 @@ export class SandboxCommands {
       await this.execute(created, undefined);
       return sandbox.id;
     });
-    return this.settle(id);
+    return this.bringHostInLine(id);
   }
 
   /** A running copy with the source's files and metadata; the source is unchanged. */
@@ -124,7 +124,7 @@ export class SandboxCommands {
       await this.execute(forked, await store.byId(source.id));
       return copyId;
     });
-    return this.settle(copyId);
+    return this.bringHostInLine(copyId);
   }
 
   /** stop, resume, destroy, update and the secrets flag: decide, then bring the host in line. */
@@ -154,7 +154,7 @@ export class SandboxCommands {
   }
 
   /** Brings the host in line with the read model (after a crash, or a first attempt cut short). */
-  settle(sandboxId: string): Promise<Sandbox> {
+  bringHostInLine(sandboxId: string): Promise<Sandbox> {
     return this.onSandbox(sandboxId, (loaded) => this.converge(loaded));
   }
 
@@ -191,10 +191,10 @@ export class SandboxCommands {
   }
 
   private async converge(loaded: Loaded): Promise<Loaded> {
-    const settled = await converge(this.convergeDeps, loaded);
-    const { status } = settled.sandbox;
-    if (status === 'stopped' || status === 'deleted') this.tellUnusable(settled.sandbox.id, status);
-    return settled;
+    const converged = await converge(this.convergeDeps, loaded);
+    const { status } = converged.sandbox;
+    if (status === 'stopped' || status === 'deleted') this.tellUnusable(converged.sandbox.id, status);
+    return converged;
   }
 
   onUnusable(listener: (sandboxId: string, why: Unusable) => void): void {

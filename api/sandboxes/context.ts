@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import { parseSandboxBody } from '../../domain/sandboxes/parse.ts';
 import { textWithoutNul } from '../../domain/text.ts';
 import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
 import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
+import { parsedOrRefused } from '../request-validation.ts';
 import type { SandboxAccess } from './access.ts';
 import type { SandboxCommands } from './commands.ts';
 import type { SandboxStore } from './store.ts';
@@ -22,9 +22,7 @@ export interface SandboxContext {
 
 /** Parses a body or query with the domain's schema; a refusal is a 422 naming the field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const parsed = parseSandboxBody(schema, input);
-  if (!parsed.ok) throw new SandboxError('invalid_request', { param: parsed.param, message: parsed.message });
-  return parsed.value;
+  return parsedOrRefused(parseSandboxBody(schema, input));
 }
 
 /** Routes whose options are all optional take no body as `{}`. */

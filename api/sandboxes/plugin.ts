@@ -9,7 +9,7 @@ import { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
 import { errorResponses } from '../error-responses.ts';
-import { parsedInHandler } from '../parsed-in-handler.ts';
+import { parsedInHandler } from '../request-validation.ts';
 import { SandboxAccess, sandboxScope } from './access.ts';
 import { data, sandboxData, sandboxObject } from './answers.ts';
 import { SandboxCommands } from './commands.ts';

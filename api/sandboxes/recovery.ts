@@ -1,5 +1,6 @@
 import { topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { poll } from '../../platform/poll.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { reached, storedOffsets } from '../../projections/postgres-offsets.ts';
 import { sandboxProjectionGroupId } from '../../projections/sandbox-postgres.ts';
@@ -23,12 +24,11 @@ import type { SandboxStore } from './store.ts';
 /** True once the projection holds every event published before the call; false after `timeoutMs`. */
 export async function waitForSandboxProjection(pool: PgPool, timeoutMs: number): Promise<boolean> {
   const end = await topicEnd(topics.sandbox.name);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (reached(await storedOffsets(pool, sandboxProjectionGroupId, topics.sandbox.name), end)) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const caughtUp = await poll(
+    async () => reached(await storedOffsets(pool, sandboxProjectionGroupId, topics.sandbox.name), end),
+    { timeoutMs, intervalMs: 100 },
+  );
+  return caughtUp === true;
 }
 
 export async function recoverSandboxes(deps: {
@@ -52,7 +52,7 @@ export async function recoverSandboxes(deps: {
   const failed: string[] = [];
   for (const { sandbox } of known) {
     try {
-      await deps.commands.settle(sandbox.id);
+      await deps.commands.bringHostInLine(sandbox.id);
       converged.push(sandbox.id);
     } catch (error) {
       failed.push(sandbox.id);

@@ -2,6 +2,7 @@ import { useRecordingIntervalSeconds } from '../../domain/sandboxes/decide.ts';
 import type { Metadata } from '../../domain/sandboxes/events.ts';
 import { identifierKind } from '../../domain/sandboxes/names.ts';
 import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
+import { poll } from '../../platform/poll.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { type SandboxRow, sandboxColumns, sandboxFromRow } from '../../projections/sandbox-postgres.ts';
 
@@ -95,15 +96,16 @@ export class SandboxStore {
 
   /** Resolves once the projection has applied `version` events to the sandbox; false on timeout. */
   async waitForVersion(sandboxId: string, version: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
-      const result = await this.pool.query<{ version: number }>(
-        'SELECT version FROM sandboxes WHERE sandbox_id = $1',
-        [sandboxId],
-      );
-      if ((result.rows[0]?.version ?? 0) >= version) return true;
-      if (Date.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
+    const applied = await poll(
+      async () => {
+        const result = await this.pool.query<{ version: number }>(
+          'SELECT version FROM sandboxes WHERE sandbox_id = $1',
+          [sandboxId],
+        );
+        return (result.rows[0]?.version ?? 0) >= version;
+      },
+      { timeoutMs, intervalMs: 5, maxIntervalMs: 50 },
+    );
+    return applied === true;
   }
 }

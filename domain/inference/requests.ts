@@ -1,13 +1,21 @@
 // The request bodies of the title and preview endpoints (spec 000, "Resources and their fields":
-// Message, Title request body, Preview request body, Item, Item for agent_action), and the
-// translation of the first zod issue into the `param` path and message of a 422 invalid_request.
+// Message, Title request body, Preview request body, Item, Item for agent_action), and this
+// surface's words for the first zod issue of a 422 invalid_request (the one parser of every
+// surface, with its `param`, is domain/params.ts).
 //
 // Unknown fields are refused, like Stripe and like OpenAI's top-level parameters: a misspelt
 // optional field (`reeder`, `recipient`) would otherwise be ignored silently and change the line
 // the model writes. Refusing is also the direction that can be relaxed later without breaking
 // a caller; the reverse cannot.
 import { z } from 'zod';
-import { describeType, formatParam, quoteList, valueAt } from '../params.ts';
+import {
+  describeType,
+  type Issue,
+  type ParseResult,
+  parseRequest,
+  quoteList,
+  type Wording,
+} from '../params.ts';
 
 export const roles = ['user', 'assistant'] as const;
 export type Role = (typeof roles)[number];
@@ -79,34 +87,19 @@ export type PreviewRequest = z.infer<typeof previewRequest>;
 export type DocumentPreviewRequest = Extract<PreviewRequest, { kind: DocumentKind }>;
 export type AgentActionPreviewRequest = Extract<PreviewRequest, { kind: 'agent_action' }>;
 
-import type { ParseResult } from '../params.ts';
-
-export type { ParseResult };
-
 /**
  * Parses a request body. On failure, `param` is the path of the first offending field in the
  * spec's notation (`messages[0].content`, `item.tool`, `language`; empty for the body itself)
  * and `message` says what to send instead.
  */
 export function parseInferenceBody<S extends z.ZodType>(schema: S, body: unknown): ParseResult<z.output<S>> {
-  const result = schema.safeParse(body);
-  if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0];
-  if (issue === undefined) return { ok: false, param: '', message: 'Send a JSON object as the body.' };
-  const path = issuePath(issue);
-  const param = formatParam(path);
-  return { ok: false, param, message: issueMessage(issue, param, valueAt(body, path)) };
+  return parseRequest(schema, body, inferenceWording);
 }
 
-type Issue = z.core.$ZodIssue;
-type PathKey = PropertyKey;
-
-/** An unknown field is reported at its own path, not at the object holding it. */
-function issuePath(issue: Issue): PathKey[] {
-  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined)
-    return [...issue.path, issue.keys[0]];
-  return [...issue.path];
-}
+const inferenceWording: Wording = {
+  body: 'Send a JSON object as the body.',
+  issue: (issue, { param, value }) => issueMessage(issue, param, value),
+};
 
 /** Expected types of a union's alternatives, e.g. `an object or a string`. */
 function unionExpected(errors: readonly (readonly Issue[])[]): string {

@@ -1,41 +1,41 @@
 import type { z } from 'zod';
-import { describeType, formatParam, quoteList, valueAt } from '../params.ts';
+import {
+  describeType,
+  type Issue,
+  type ParseResult,
+  parseRequest,
+  quoteList,
+  valueAt,
+  type Wording,
+} from '../params.ts';
 
-// Turning the first zod issue of a request into the `param` and `message` of a 422
-// invalid_request (spec, "Errors"). `param` is the path in the spec's notation (`metadata.env`,
-// `urls[2]`, `count`; empty for the body itself). Fields with a rule of their own carry their
-// message in the schema (fields.ts); the rest get a plain one here from the issue's code.
-
-import type { ParseResult } from '../params.ts';
-
-export type { ParseResult };
+// The sandbox surface's words for a refused request (spec 002, "Errors"): the first zod issue as
+// the `param` and `message` of a 422 invalid_request, through the one parser of every surface
+// (domain/params.ts). `param` is the path in the spec's notation (`metadata.env`, `urls[2]`,
+// `count`; empty for the body itself). Fields with a rule of their own carry their message in the
+// schema (fields.ts); the rest get a plain one here from the issue's code.
 
 /** The per-parse message of issues whose schema has none, replaced below once the path is known. */
 const plain = '\u0000plain';
 
 export function parseSandboxBody<S extends z.ZodType>(schema: S, input: unknown): ParseResult<z.output<S>> {
-  const result = schema.safeParse(input, { error: () => plain, reportInput: true });
-  if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0];
-  if (issue === undefined) return { ok: false, param: '', message: 'Send a JSON object.' };
-  return { ok: false, ...describeIssue(issue, input) };
+  return parseRequest(schema, input, sandboxWording, { error: () => plain, reportInput: true });
 }
-
-type Issue = z.core.$ZodIssue;
 
 /** `input` is the whole request, to tell a missing discriminator from a wrong one. */
-export function describeIssue(issue: Issue, input: unknown): { param: string; message: string } {
-  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
-  const param = formatParam(path);
-  if (param === '') return { param, message: 'Send a JSON object.' };
-  const field = `\`${param}\``;
-  if (issue.code === 'unrecognized_keys')
-    return { param, message: `Unknown field ${field}: remove it, or check its spelling.` };
-  const own = issue.code === 'invalid_key' ? issue.issues[0]?.message : issue.message;
-  const detail = own !== undefined && own !== plain ? own : plainDetail(issue);
-  if (isMissing(issue, input)) return { param, message: `Missing ${field}: ${detail}.` };
-  return { param, message: `Invalid ${field}: ${detail}.` };
-}
+const sandboxWording: Wording = {
+  body: 'Send a JSON object.',
+  issue(issue, { param, input }) {
+    if (param === '') return 'Send a JSON object.';
+    const field = `\`${param}\``;
+    if (issue.code === 'unrecognized_keys')
+      return `Unknown field ${field}: remove it, or check its spelling.`;
+    const own = issue.code === 'invalid_key' ? issue.issues[0]?.message : issue.message;
+    const detail = own !== undefined && own !== plain ? own : plainDetail(issue);
+    if (isMissing(issue, input)) return `Missing ${field}: ${detail}.`;
+    return `Invalid ${field}: ${detail}.`;
+  },
+};
 
 /** A required field left out: a type error on nothing, a union's discriminator or a refinement's field not sent. */
 function isMissing(issue: Issue, input: unknown): boolean {

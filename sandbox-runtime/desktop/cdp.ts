@@ -1,6 +1,7 @@
 import type { createConnection } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
+import { waitFor } from '../../platform/poll.ts';
 import type { SandboxRuntime } from '../runtime.ts';
 import { desktopPorts } from './processes.ts';
 
@@ -187,11 +188,10 @@ export async function openTabs(cdp: Cdp, urls: readonly string[]): Promise<void>
 
 /** Waits until the browser has a tab (right after start it may have none yet). */
 export async function waitForTab(cdp: Cdp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await pages(cdp)).length === 0) {
-    if (Date.now() > deadline) throw new Error('the browser opened no tab');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor('a tab in the browser', async () => (await pages(cdp)).length > 0, {
+    timeoutMs,
+    intervalMs: 100,
+  });
 }
 
 /** `Chrome/156.0.8078.79` → `chromium 156.0.8078.79`. */

@@ -2,14 +2,9 @@ import { type DecidedAnswer, decideAnswer } from '../../domain/inference/answer.
 import type { Prompt, PromptStyle } from '../../domain/inference/prompt.ts';
 import { renderPreview } from '../../domain/inference/render-preview.ts';
 import { renderTitle } from '../../domain/inference/render-title.ts';
-import {
-  type ParseResult,
-  parseInferenceBody,
-  previewRequest,
-  titleRequest,
-} from '../../domain/inference/requests.ts';
+import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
 import type { InferenceEndpoint } from '../../domain/usage/events.ts';
-import { inferenceApiError } from './error-format.ts';
+import { parsedOrRefused } from '../request-validation.ts';
 
 // The two endpoints (spec 000, Endpoints) as a table: the answer's `object`, and how a body
 // becomes a prompt and the model's line becomes `text` and `fallback` (the pure core).
@@ -19,7 +14,7 @@ export interface PreparedRequest {
   answer(modelLine: string | null): DecidedAnswer;
 }
 
-interface Task {
+interface Endpoint {
   object: 'title' | 'preview';
   /**
    * Parses the body (422 invalid_request with `param` as the spec writes it) and renders it in
@@ -28,16 +23,11 @@ interface Task {
   prepare(body: unknown, style: PromptStyle): PreparedRequest;
 }
 
-function parsed<T>(result: ParseResult<T>): T {
-  if (result.ok) return result.value;
-  throw inferenceApiError('invalid_request', { param: result.param, message: result.message });
-}
-
-export const tasks: Record<InferenceEndpoint, Task> = {
+export const byEndpoint: Record<InferenceEndpoint, Endpoint> = {
   titles: {
     object: 'title',
     prepare(body, style) {
-      const request = parsed(parseInferenceBody(titleRequest, body));
+      const request = parsedOrRefused(parseInferenceBody(titleRequest, body));
       return {
         prompt: renderTitle(request, style),
         answer: (modelLine) => decideAnswer({ task: 'title', request, modelLine }),
@@ -47,7 +37,7 @@ export const tasks: Record<InferenceEndpoint, Task> = {
   previews: {
     object: 'preview',
     prepare(body, style) {
-      const request = parsed(parseInferenceBody(previewRequest, body));
+      const request = parsedOrRefused(parseInferenceBody(previewRequest, body));
       return {
         prompt: renderPreview(request, style),
         answer: (modelLine) => decideAnswer({ task: 'preview', request, modelLine }),
