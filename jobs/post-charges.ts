@@ -6,6 +6,7 @@ import { orgModelDayKey } from '../domain/billing/day.ts';
 import { decide } from '../domain/orgs/decide.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';
+import { poll } from '../platform/poll.ts';
 import { createPgPool, type PgPool } from '../platform/postgres.ts';
 import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer, type EventProducer } from '../producers/producer.ts';
@@ -118,15 +119,14 @@ function groupByOrg(charges: OwedCharge[]): Map<string, OwedCharge[]> {
 /** The next run reads charges from Postgres, so this one returns only once they are there. */
 async function waitUntilChargesReadable(deps: PostChargesDeps, chargeIds: string[]): Promise<void> {
   if (chargeIds.length === 0) return;
-  const deadline = Date.now() + (deps.projectionTimeoutMs ?? 30_000);
-  for (;;) {
-    if ((await countCharges(deps.pool, chargeIds)) === chargeIds.length) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        'The charges were posted but are not in the read model yet; are the consumers running (npm start)?',
-      );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const readable = await poll(async () => (await countCharges(deps.pool, chargeIds)) === chargeIds.length, {
+    timeoutMs: deps.projectionTimeoutMs ?? 30_000,
+    intervalMs: 50,
+  });
+  if (!readable)
+    throw new Error(
+      'The charges were posted but are not in the read model yet; are the consumers running (npm start)?',
+    );
 }
 
 async function main(): Promise<void> {

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { orgModelDayKey, utcDay } from '../domain/billing/day.ts';
 import { compareDays, type Difference, describeDifference } from '../domain/billing/reconcile.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { poll } from '../platform/poll.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
 import { createEventProducer, type EventProducer } from '../producers/producer.ts';
 import { usagePostgresGroupId } from '../projections/usage-postgres.ts';
@@ -22,7 +23,7 @@ export interface ReconcileDeps {
   /** Needed by --repair, which posts the charges owed. */
   producer?: EventProducer;
   /** How long to wait for both usage projections to reach the topic's end. */
-  settleTimeoutMs?: number;
+  catchUpTimeoutMs?: number;
   now?: () => Date;
 }
 
@@ -30,17 +31,20 @@ export interface ReconcileDeps {
 export class NotSettled extends Error {}
 
 /** Waits until both usage projections hold every event published before the call. */
-async function settle(deps: ReconcileDeps): Promise<void> {
+async function untilCaughtUp(deps: ReconcileDeps): Promise<void> {
   const { end } = await readUsageOffsets(deps.pool);
-  const deadline = Date.now() + (deps.settleTimeoutMs ?? 30_000);
-  for (let offsets = await readUsageOffsets(deps.pool); !caughtUpTo(offsets, end); ) {
-    if (Date.now() > deadline)
-      throw new NotSettled(
-        `The usage projections are behind the usage topic (${behind(offsets, end)}); are the consumers running? Rerun when they have caught up.`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    offsets = await readUsageOffsets(deps.pool);
-  }
+  let offsets = await readUsageOffsets(deps.pool);
+  const caughtUp = await poll(
+    async () => {
+      offsets = await readUsageOffsets(deps.pool);
+      return caughtUpTo(offsets, end);
+    },
+    { timeoutMs: deps.catchUpTimeoutMs ?? 30_000, intervalMs: 200 },
+  );
+  if (!caughtUp)
+    throw new NotSettled(
+      `The usage projections are behind the usage topic (${behind(offsets, end)}); are the consumers running? Rerun when they have caught up.`,
+    );
 }
 
 /** Where each projection stands against the end it must reach: `postgres p0 12/15`, … */
@@ -71,10 +75,10 @@ const identity = (d: Difference) => JSON.stringify([d.kind, orgModelDayKey(d)]);
  * that was only an event still in flight between the two stores is gone the second time.
  */
 export async function reconcile(deps: ReconcileDeps, filter: BillingFilter = {}): Promise<Difference[]> {
-  await settle(deps);
+  await untilCaughtUp(deps);
   const first = await compareOnce(deps, filter);
   if (first.length === 0) return first;
-  await settle(deps);
+  await untilCaughtUp(deps);
   const seen = new Set(first.map(identity));
   return (await compareOnce(deps, filter)).filter((d) => seen.has(identity(d)));
 }
