@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname } from 'node:path';
+import { poll } from '../../platform/poll.ts';
 
 /** A component's daemon: started detached, tracked by a pid file, logging to one file. */
 export interface Daemon {
@@ -33,16 +34,19 @@ export function crashed(daemon: Daemon): boolean {
  * shared memory, and a new postmaster refuses to start beside them) and waits until it is empty.
  */
 export async function clearProcessGroup(pid: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (groupAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`process group ${pid} outlived SIGKILL for ${timeoutMs} ms`);
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // emptied meanwhile
-    }
-    await sleep(100);
-  }
+  const cleared = await poll(
+    () => {
+      if (!groupAlive(pid)) return true;
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // emptied meanwhile
+      }
+      return false;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+  if (!cleared) throw new Error(`process group ${pid} outlived SIGKILL for ${timeoutMs} ms`);
 }
 
 function groupAlive(pgid: number): boolean {
@@ -108,10 +112,9 @@ export async function stopDaemon(daemon: Daemon, graceMs = 20_000): Promise<bool
   rmSync(daemon.pidFile, { force: true });
   if (pid === undefined) return false;
   signalGroup(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(200);
-  if (isAlive(pid)) signalGroup(pid, 'SIGKILL');
-  while (isAlive(pid)) await sleep(100);
+  if (await poll(() => !isAlive(pid), { timeoutMs: graceMs, intervalMs: 200 })) return true;
+  signalGroup(pid, 'SIGKILL');
+  await poll(() => !isAlive(pid), { timeoutMs: Number.POSITIVE_INFINITY, intervalMs: 100 });
   return true;
 }
 
@@ -151,13 +154,15 @@ export async function waitUntil(
   check: () => Promise<boolean>,
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    const pid = readPid(daemon);
-    if (pid === undefined && existsSync(daemon.pidFile)) break;
-    await sleep(500);
-  }
+  const outcome = await poll(
+    async () => {
+      if (await check().catch(() => false)) return 'healthy';
+      // Its pid file is there but names no live process: it died starting; waiting is pointless.
+      return readPid(daemon) === undefined && existsSync(daemon.pidFile) ? 'died' : undefined;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+  if (outcome === 'healthy') return;
   throw new Error(
     `${daemon.name} is not healthy on port ${port} after ${Math.round(timeoutMs / 1000)} s; read ${daemon.logFile}\n` +
       tail(daemon.logFile, 15),
