@@ -112,20 +112,7 @@ export async function runProjectionAs<E>(
   );
 }
 
-/** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 15_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { eventually } from './eventually.ts';
 
 /** A producer whose only broker is a closed port: every send fails within a second and a half. */
 export function deadKafkaProducer(): Promise<EventProducer> {

@@ -10,6 +10,7 @@ import { provision } from '../../infra/provision.ts';
 import { KafkaCluster } from '../../infra/stack/kafka.ts';
 import { ensureTlsMaterial } from '../../infra/stack/tls.ts';
 import { type Config, config, parseConfig } from '../../platform/config.ts';
+import { eventually } from './eventually.ts';
 
 // A second tenant of the local stack for the failure tests: a three-node Kafka cluster that
 // speaks SASL_SSL (SCRAM) as a managed one does, its own Postgres and ClickHouse databases (the
@@ -139,18 +140,20 @@ export class PlatformProcess {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const child = this.child;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const ready = await fetch(`${this.url}/readyz`).then(
-        (response) => response.ok,
-        () => false,
-      );
-      if (ready) return;
-      if (child.exitCode !== null)
-        throw new Error(`${this.entry} exited with ${child.exitCode} before it was ready`);
-      if (Date.now() > deadline) throw new Error(`${this.entry} not ready after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(
+      async () => {
+        const ready = await fetch(`${this.url}/readyz`).then(
+          (response) => response.ok,
+          () => false,
+        );
+        if (ready) return true;
+        if (child.exitCode !== null)
+          throw new Error(`${this.entry} exited with ${child.exitCode} before it was ready`);
+        return undefined;
+      },
+      timeoutMs,
+      `${this.entry} to answer /readyz 200`,
+    );
   }
 
   /** As a crash: SIGKILL, no drain. */

@@ -68,6 +68,39 @@ it('writes each message once, a key on one partition in the order sent, headers 
   });
 });
 
+// Kafka's own murmur2 of these keys (clients' UtilsTest.testMurmur2 in apache/kafka), computed by
+// the Java client, not here: a keyed message belongs on toPositive(murmur2(key)) % partitions, as
+// every Java, kafkajs and librdkafka (murmur2_random) producer of a topic places it.
+const javaMurmur2: [string, number][] = [
+  ['21', -973932308],
+  ['foobar', -790332482],
+  ['a-little-bit-long-string', -985981536],
+  ['a-little-bit-longer-string', -1486304829],
+  ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
+  ['abc', 479470107],
+];
+
+it("places a key on the Java client's partition (murmur2), as every other producer of the topic does", async () => {
+  const marker = randomUUID();
+  await producer.sendRaw(
+    topic,
+    javaMurmur2.map(([key]) => ({ key, value: Buffer.from(marker) })),
+  );
+  const read = await readTopic(
+    topic,
+    (messages) => messages.filter((m) => m.value.toString() === marker).length >= javaMurmur2.length,
+  );
+  const placed = read
+    .filter((message) => message.value.toString() === marker)
+    .map((message) => [message.key, message.partition]);
+  // The six keys cover all four partitions, so a partitioner other than murmur2 moves some.
+  expect(new Set(javaMurmur2.map(([, hash]) => (hash & 0x7fffffff) % partitions)).size).toBe(partitions);
+  expect(placed).toEqual(
+    expect.arrayContaining(javaMurmur2.map(([key, hash]) => [key, (hash & 0x7fffffff) % partitions])),
+  );
+  expect(placed).toHaveLength(javaMurmur2.length);
+});
+
 it("fails only the caller whose records failed: another caller's send goes through", async () => {
   const shortWait = await createEventProducer('orrery-test-producer-isolation', {
     settings: withCallerWait(2000),

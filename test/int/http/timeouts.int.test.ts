@@ -6,8 +6,8 @@ import { parseConfig } from '../../../platform/config.ts';
 import { checkingIntervalMs } from '../../../platform/server-options.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
 import { eventually } from '../../harness/platform.ts';
+import { openScreen } from '../../harness/rfb-client.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes/given.ts';
-import { openScreen, pointerEvent } from '../sandboxes/rfb-client.ts';
 
 // The API's HTTP timeouts (platform/http-settings.ts) on a real listening server, set short through
 // the config: a client that stops sending its headers or its body is answered 408 and its
@@ -159,7 +159,7 @@ describe('what takes longer than the timeouts', () => {
       new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), outlast)),
     ]);
     expect(cut).toBe('open');
-    screen.send(pointerEvent(120, 130));
+    screen.pointer(120, 130);
     const cursor = async () => (await call('POST', '/desktop/input', { action: 'cursor' })).json().data;
     await expect.poll(cursor, { timeout: 5_000 }).toEqual({ x: 120, y: 130 });
     screen.close();

@@ -1,18 +1,44 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
+import { eventually } from '../../harness/platform.ts';
 import { upperFile } from './given.ts';
 
 // A process whose only state is in its memory: a shell loop counting, writing each value to a
 // file every 200 ms. Frozen, the file stops changing; thawed, the next value is the last plus
 // one (a restarted process would begin again at 1).
 
+/** Renamed into place, so a freeze between two steps never leaves the file empty. */
+const countingLoop = (file: string) =>
+  `i=0; while :; do i=$((i+1)); echo $i > ${file}.new; mv ${file}.new ${file}; sleep 0.2; done`;
+
+/** Starts the counter in a sandbox, in the background, as an exec command. */
+export const startCounterCommand = `nohup sh -c '${countingLoop('/root/counter')}' > /dev/null 2>&1 &`;
+
 export async function startCounter(runtime: SandboxRuntime, id: string): Promise<void> {
-  // Renamed into place, so a freeze between two steps never leaves the file empty.
-  const loop =
-    'i=0; while :; do i=$((i+1)); echo $i > /root/counter.new; mv /root/counter.new /root/counter; sleep 0.2; done';
-  await runtime.exec(id, `nohup sh -c '${loop}' > /dev/null 2>&1 &`);
+  await runtime.exec(id, startCounterCommand);
   await expect.poll(() => counterValue(runtime, id), { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+}
+
+/**
+ * The same loop on the host, beside the sandbox: resolves once it has counted three, two of its
+ * sleeps after this call. A sandbox's counter that is not frozen counts on in that time, so a
+ * file that stayed the same meanwhile shows a frozen or gone process, on a slow machine too.
+ */
+export async function whileHostCounterCountsTwice(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'orrery-host-counter-'));
+  const file = join(dir, 'counter');
+  const loop = spawn('sh', ['-c', countingLoop(file)], { stdio: 'ignore' });
+  try {
+    const value = () => (existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0);
+    await eventually(async () => (value() >= 3 ? true : undefined), 10_000, 'the host counter');
+  } finally {
+    loop.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -30,7 +56,7 @@ export function counterValue(runtime: SandboxRuntime, id: string): number {
 export async function expectFrozenAndThawed(runtime: SandboxRuntime, id: string): Promise<void> {
   expect((await runtime.stop(id)).state).toBe('stopped');
   const frozenAt = counterValue(runtime, id);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await whileHostCounterCountsTwice();
   expect(counterValue(runtime, id)).toBe(frozenAt);
 
   expect((await runtime.resume(id)).state).toBe('running');

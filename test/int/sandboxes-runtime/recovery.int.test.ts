@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { layoutOf } from '../../../sandbox-runtime/sandbox-fs.ts';
 import { readRecord, writeRecord } from '../../../sandbox-runtime/state.ts';
-import { countCounterLoops, counterValue, processGone, startCounter } from './counter.ts';
+import {
+  countCounterLoops,
+  counterValue,
+  processGone,
+  startCounter,
+  whileHostCounterCountsTwice,
+} from './counter.ts';
 import { givenRuntime, prepareTimeoutMs, sandboxId, text } from './given.ts';
 
 // recover(): after the API process restarts, a new runtime on the same state folder finds the
@@ -55,7 +61,7 @@ describe('recover', () => {
     // The processes are new: the counter is gone, its last value stays in the file.
     expect((await after.exec(running, countCounterLoops)).result.stdout).toBe('0\n');
     const last = counterValue(after, running);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await whileHostCounterCountsTwice();
     expect(counterValue(after, running)).toBe(last);
 
     expect((await after.status(stopped)).state).toBe('stopped');

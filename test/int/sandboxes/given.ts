@@ -1,21 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { createApiKey, createOrg } from '../../../api/admin/commands.ts';
 import type { ApiDeps } from '../../../api/app.ts';
 import { hashApiKey } from '../../../api/auth/plugin.ts';
 import type { Scope } from '../../../domain/orgs/events.ts';
-import { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
-import { recordedIds } from '../../../sandbox-runtime/state.ts';
+import type { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { givenRuntime } from '../sandboxes-runtime/given.ts';
 
-// The sandbox API of one test file: the platform in-process against the real stack, with a
-// runtime of real sandboxes in a state folder of its own, a clock the test can move, and the
-// file's own orgs (the idle-timeout job and recovery only touch those: the database is shared).
+// The sandbox API of one test file: the platform in-process against the real stack, over the
+// runtime of sandboxes-runtime/given.ts (real sandboxes in a state folder of its own), with a
+// clock the test can move, and the file's own orgs (the idle-timeout job and recovery only touch
+// those: the database is shared).
 
-/** Building the base filesystem on a fresh machine takes about a minute. */
-export const prepareTimeoutMs = 600_000;
+export { prepareTimeoutMs } from '../sandboxes-runtime/given.ts';
 
 export interface TestClock {
   now: () => Date;
@@ -35,7 +32,14 @@ export function testClock(): TestClock {
 export interface SandboxApi {
   platform: TestPlatform;
   runtime: SandboxRuntime;
+  /** The runtime's state folder. */
+  dir: string;
   clock: TestClock;
+  /**
+   * Resolves once the idle-timeout job (`idleCheckMs`) has run a whole pass begun after this call,
+   * so on the clock as it is now: a sandbox that pass would stop shows as stopped by then.
+   */
+  afterIdlePass(): Promise<void>;
   /** The file's first org and its key with `sandboxes:write`. */
   orgId: string;
   key: string;
@@ -57,16 +61,28 @@ export async function givenSandboxApi(
   sandboxes: ApiDeps['sandboxes'] | ((runtime: SandboxRuntime) => ApiDeps['sandboxes']) = {},
   options: { httpTimeouts?: ApiDeps['httpTimeouts']; models?: ApiDeps['models'] } = {},
 ): Promise<SandboxApi> {
-  const dir = mkdtempSync(join(tmpdir(), 'orrery-sandbox-api-'));
-  const runtime = new SandboxRuntime({ dir });
+  const given = givenRuntime();
+  const { runtime, dir } = given;
   await runtime.prepare();
   const clock = testClock();
   const orgIds: string[] = [];
+  // The idle job asks for the file's orgs once as each pass begins (api/sandboxes/idle.ts), and
+  // a pass begins only once the one before has ended: the second ask after a moment ends a pass
+  // that began after it.
+  let asked = 0;
+  const waiting: { until: number; resolve: () => void }[] = [];
   const platform = await startTestPlatform({
     sandboxes: {
       runtime,
       now: clock.now,
-      orgIds: () => orgIds,
+      orgIds: () => {
+        asked += 1;
+        for (const waiter of waiting.filter((w) => w.until <= asked)) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+        return orgIds;
+      },
       ...(typeof sandboxes === 'function' ? sandboxes(runtime) : sandboxes),
     },
     httpTimeouts: options.httpTimeouts,
@@ -83,7 +99,9 @@ export async function givenSandboxApi(
   return {
     platform,
     runtime,
+    dir,
     clock,
+    afterIdlePass: () => new Promise<void>((resolve) => waiting.push({ until: asked + 2, resolve })),
     ...first,
     newOrg,
     call: (method, url, options = {}) => {
@@ -104,8 +122,7 @@ export async function givenSandboxApi(
     },
     async cleanup() {
       await platform.stop();
-      for (const id of recordedIds(dir)) await runtime.destroy(id);
-      rmSync(dir, { recursive: true, force: true });
+      await given.cleanup();
     },
   };
 }

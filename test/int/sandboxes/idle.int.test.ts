@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../harness/platform.ts';
+import { upperFile } from '../sandboxes-runtime/given.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
 // The idle timeout (spec, "States and transitions": a running sandbox with `idleTimeoutSeconds`
@@ -17,8 +19,8 @@ const create = async (idle: number) =>
     id: string;
   };
 const statusOf = async (id: string) => (await api.call('GET', `/api/sandboxes/${id}`)).json().data.status;
-/** Several passes of the job. */
-const passes = () => new Promise((resolve) => setTimeout(resolve, 400));
+/** A whole pass of the job on the clock as it is now: what it would stop shows stopped after. */
+const passes = () => api.afterIdlePass();
 
 describe('idle timeout', () => {
   it('stops a sandbox unused for its timeout (plus the recording interval), and no other', async () => {
@@ -59,9 +61,10 @@ describe('idle timeout', () => {
   it('a use in progress holds it: a long exec is not stopped halfway', async () => {
     const busy = await create(60);
     const running = api.call('POST', `/api/sandboxes/${busy.id}/exec`, {
-      body: { command: 'sleep 2; echo done' },
+      body: { command: 'touch /root/busy; sleep 2; echo done' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The exec is in progress once its command has begun.
+    await eventually(async () => upperFile(api.dir, busy.id, 'root/busy'), 5_000, 'the exec to begin');
     api.clock.advance(120);
     await passes();
     expect(await statusOf(busy.id)).toBe('running');

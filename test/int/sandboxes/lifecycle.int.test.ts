@@ -2,7 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxRoutes } from '../../../domain/sandboxes/routes.ts';
-import { counterValue } from '../sandboxes-runtime/counter.ts';
+import {
+  counterValue,
+  startCounterCommand,
+  whileHostCounterCountsTwice,
+} from '../sandboxes-runtime/counter.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
 // Sandboxes through HTTP, on real isolated sandboxes (spec, "States and transitions" and the
@@ -175,15 +179,13 @@ describe('exec and files', () => {
 describe('stop, resume, update', () => {
   it('stop freezes the processes with their memory; resume goes on where they were', async () => {
     const { id } = await create();
-    const loop =
-      'i=0; while :; do i=$((i+1)); echo $i > /root/counter.new; mv /root/counter.new /root/counter; sleep 0.2; done';
-    await exec(id, `nohup sh -c '${loop}' > /dev/null 2>&1 &`);
+    await exec(id, startCounterCommand);
     await expect.poll(() => counterValue(api.runtime, id), { timeout: 5000 }).toBeGreaterThanOrEqual(2);
 
     const stopped = await api.call('POST', `/api/sandboxes/${id}/stop`);
     expect(stopped.json().data.status).toBe('stopped');
     const frozenAt = counterValue(api.runtime, id);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await whileHostCounterCountsTwice();
     expect(counterValue(api.runtime, id)).toBe(frozenAt);
     // A repeated stop answers the sandbox as it is.
     expect((await api.call('POST', `/api/sandboxes/${id}/stop`)).json().data.status).toBe('stopped');

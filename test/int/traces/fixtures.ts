@@ -5,6 +5,7 @@ import type { Scope } from '../../../domain/orgs/events.ts';
 import type { PublishedSpan, SpanEvent } from '../../../domain/tracing/events.ts';
 import { publishSpanEvents } from '../../../producers/spans.ts';
 import { eventually, type TestPlatform } from '../../harness/platform.ts';
+import { publishedSpan } from '../../harness/spans.ts';
 
 // Realistic LLM traces for the query surface's tests, published straight onto orrery.spans.v1
 // (as the OTLP endpoint does once it has admitted them), and small helpers to read them back.
@@ -24,40 +25,18 @@ export function dayAt(daysAgo: number, hour: number, minute = 0): Date {
   );
 }
 
+/** A plain span of `traceId` two days ago, 100 ms long, with an id of its own. */
 export function span(traceId: string, overrides: Partial<PublishedSpan> = {}): PublishedSpan {
   const start = overrides.startTimeUnixNano ?? nanos(dayAt(2, 10));
-  return {
+  return publishedSpan({
     traceId,
     spanId: newSpanId(),
-    parentSpanId: '',
-    name: 'span',
-    kind: 'span',
-    otelKind: 1,
     startTimeUnixNano: start,
     endTimeUnixNano: start + 100n * ms,
-    statusCode: 0,
-    statusMessage: '',
-    model: null,
-    inputTokens: null,
-    outputTokens: null,
-    input: null,
-    output: null,
-    inputTruncated: false,
-    outputTruncated: false,
-    sessionId: null,
-    userId: null,
-    serviceName: null,
-    environment: null,
-    attributes: '{}',
-    events: '[]',
-    links: '[]',
-    resourceAttributes: '{}',
     scopeName: 'test-instrumentation',
     scopeVersion: '1.0.0',
-    redactedCount: 0,
-    sizeBytes: 600,
     ...overrides,
-  };
+  });
 }
 
 export function spansReceived(

@@ -10,6 +10,7 @@ import { sandboxEventFromWire, sandboxEventToWire } from '../../../schemas/event
 import { spanEventFromWire, spanEventToWire } from '../../../schemas/events/spans-mapping.ts';
 import type { StreamName } from '../../../schemas/events/topics.ts';
 import { usageFromWire, usageToWire } from '../../../schemas/events/usage-mapping.ts';
+import { publishedSpan } from '../../harness/spans.ts';
 
 // Each event through its mapping, protobuf bytes and back, as producers and consumers do it.
 function throughProtobuf(stream: StreamName, wire: Record<string, unknown>): Record<string, unknown> {
@@ -19,37 +20,32 @@ function throughProtobuf(stream: StreamName, wire: Record<string, unknown>): Rec
 }
 
 const at = new Date('2026-11-22T10:00:00.123Z');
-const span = {
+// Fields away from their defaults (a span of kind generation, empty apart from null, the largest
+// nanosecond time), so a mapping that drops or converts one shows.
+const span = publishedSpan({
   traceId: '0af7651916cd43dd8448eb211c80319c',
   spanId: 'b7ad6b7169203331',
-  parentSpanId: '',
   name: 'chat gpt-4o',
-  kind: 'generation' as const,
+  kind: 'generation',
   otelKind: 3,
   startTimeUnixNano: 1_763_805_600_123_456_789n,
   endTimeUnixNano: 18_446_744_073_709_551_615n,
-  statusCode: 2 as const,
+  statusCode: 2,
   statusMessage: 'boom',
   model: 'gpt-4o',
   inputTokens: 12,
   outputTokens: 0,
   input: '{"messages":[]}',
-  output: null,
   inputTruncated: true,
-  outputTruncated: false,
   sessionId: '',
-  userId: null,
   serviceName: 'svc',
-  environment: null,
   attributes: '{"a":1}',
-  events: '[]',
-  links: '[]',
   resourceAttributes: '{"service.name":"svc"}',
   scopeName: 'scope',
   scopeVersion: '1.0',
   redactedCount: 2,
   sizeBytes: 999,
-};
+});
 
 describe('event mappings round-trip through protobuf', () => {
   it.each<OrgEvent>([

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { encodeExportResponse, type PartialSuccess } from '../../../api/otlp/encode.ts';
 import { refusalMessage } from '../../../domain/tracing/admission.ts';
 import { partialSuccessOf, startChaosLoad } from '../../harness/chaos-load.ts';
+import { eventually } from '../../harness/eventually.ts';
 
 // The chaos test's OTLP load (test/harness/chaos-load.ts) counts a span as acknowledged, and so
 // owed a row in `spans`, only when a 200 refused nothing. A 200 whose partial_success refused the
@@ -33,7 +34,7 @@ async function endpoint(answer: (spans: number) => PartialSuccess | undefined): 
 
 async function runLoad(apiUrl: string) {
   const load = startChaosLoad({ apiUrl, key: 'k', model: 'm', exporters: 1, titlers: 0 });
-  while (load.served('otlp') < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+  await eventually(async () => (load.served('otlp') >= 2 ? true : undefined), 10_000, 'two exports served');
   await load.stop(Date.now());
   return load;
 }

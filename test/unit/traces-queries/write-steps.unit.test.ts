@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { PublishedSpan, SpanEvent } from '../../../domain/tracing/events.ts';
+import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import { spanRow, spanWriteSteps } from '../../../projections/spans-clickhouse.ts';
+import { publishedSpan } from '../../harness/spans.ts';
 
 const occurredAt = new Date('2026-11-20T10:00:00Z');
 const received = (traceId: string): SpanEvent => ({
@@ -48,37 +49,25 @@ describe('a batch of span events as write steps, in the topic order', () => {
 });
 
 describe('a span as a row', () => {
-  const span: PublishedSpan = {
+  const span = publishedSpan({
     traceId: 't1',
     spanId: 's1',
-    parentSpanId: '',
     name: 'agent',
     kind: 'agent',
-    otelKind: 1,
     startTimeUnixNano: 1_763_632_800_123_456_789n,
     endTimeUnixNano: 18_446_744_073_709_551_615n,
     statusCode: 2,
     statusMessage: 'boom',
-    model: null,
     inputTokens: 0,
-    outputTokens: null,
     input: '{"value":"hi"}',
-    output: null,
     inputTruncated: true,
-    outputTruncated: false,
-    sessionId: null,
     userId: 'u',
     serviceName: '',
-    environment: null,
-    attributes: '{}',
-    events: '[]',
-    links: '[]',
-    resourceAttributes: '{}',
     scopeName: 'scope',
     scopeVersion: '1',
     redactedCount: 3,
     sizeBytes: 512,
-  };
+  });
 
   it('keeps nanoseconds exact, null apart from empty and zero, and the order sent', () => {
     const event = received('t1') as Extract<SpanEvent, { type: 'SpansReceived' }>;

@@ -1,8 +1,7 @@
 // Builders for the reading tests: OTLP key-values from plain values, as an exporter would send them
-// (integers as int, other numbers as double, objects as kvlist), and a span with defaults.
+// (integers as int, other numbers as double, objects as kvlist), and an OTLP span with defaults.
 
 import type { AnyValue, KeyValue, OtlpEvent, OtlpSpan } from '../../../domain/tracing/otlp.ts';
-import type { StoredSpan } from '../../../domain/tracing/span.ts';
 
 export type Plain =
   | string
@@ -63,38 +62,4 @@ export function otlpSpan(overrides: Partial<OtlpSpan> = {}): OtlpSpan {
 /** The keys left after reading, to check what a convention consumed. */
 export function keys(attributes: readonly KeyValue[]): string[] {
   return attributes.map((attribute) => attribute.key);
-}
-
-export function storedSpan(overrides: Partial<StoredSpan> = {}): StoredSpan {
-  return {
-    traceId: '5b8efff798038103d269b633813fc60c',
-    spanId: 'eee19b7ec3c1b174',
-    parentSpanId: '',
-    name: 'span',
-    kind: 'span',
-    otelKind: 1,
-    startTimeUnixNano: 1_000n,
-    endTimeUnixNano: 2_000n,
-    statusCode: 0,
-    statusMessage: '',
-    model: null,
-    inputTokens: null,
-    outputTokens: null,
-    input: null,
-    output: null,
-    inputTruncated: false,
-    outputTruncated: false,
-    sessionId: null,
-    userId: null,
-    serviceName: null,
-    environment: null,
-    attributes: '{}',
-    events: '[]',
-    links: '[]',
-    resourceAttributes: '{}',
-    scopeName: '',
-    scopeVersion: '',
-    redactedCount: 0,
-    ...overrides,
-  };
 }

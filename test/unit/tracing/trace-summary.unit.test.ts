@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanKind, StoredSpan } from '../../../domain/tracing/span.ts';
 import { summarizeTrace } from '../../../domain/tracing/trace-summary.ts';
-import { storedSpan } from './reading-fixtures.ts';
+import { storedSpan } from '../../harness/spans.ts';
 
 // 001, "Trace-level values".
 const root = (overrides: Partial<StoredSpan> = {}) =>

@@ -2,43 +2,31 @@ import { describe, expect, it } from 'vitest';
 import { limits } from '../../../domain/tracing/limits.ts';
 import type { JsonValue, StoredSpan } from '../../../domain/tracing/span.ts';
 import { limitSpan, storedSpanBytes } from '../../../domain/tracing/truncation.ts';
+import { storedSpan } from '../../harness/spans.ts';
 
 const KiB = 1024;
 const bytes = (text: string): number => Buffer.byteLength(text);
 
-function span(overrides: Partial<StoredSpan> = {}): StoredSpan {
-  return {
+/** A generation span with a model, tokens, input and output: every text field set but four. */
+const span = (overrides: Partial<StoredSpan> = {}): StoredSpan =>
+  storedSpan({
     traceId: '0af7651916cd43dd8448eb211c80319c',
     spanId: 'b7ad6b7169203331',
-    parentSpanId: '',
     name: 'chat gpt-4o',
     kind: 'generation',
     otelKind: 3,
     startTimeUnixNano: 1_700_000_000_000_000_000n,
     endTimeUnixNano: 1_700_000_001_000_000_000n,
-    statusCode: 0,
-    statusMessage: '',
     model: 'gpt-4o',
     inputTokens: 10,
     outputTokens: 20,
     input: '{"value":"hi"}',
     output: '{"value":"hello"}',
-    inputTruncated: false,
-    outputTruncated: false,
-    sessionId: null,
-    userId: null,
     serviceName: 'api',
-    environment: null,
-    attributes: '{}',
-    events: '[]',
-    links: '[]',
-    resourceAttributes: '{}',
     scopeName: 'scope',
     scopeVersion: '1.0.0',
-    redactedCount: 0,
     ...overrides,
-  };
-}
+  });
 
 const attributesOf = (count: number, value: (i: number) => JsonValue = (i) => `v${i}`): string =>
   JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, i) => [`key.${i}`, value(i)])));

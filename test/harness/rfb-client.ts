@@ -1,8 +1,13 @@
 import type { Duplex } from 'node:stream';
-import { createRfbFilter, type RfbMode } from '../../../sandbox-runtime/desktop/rfb-filter.ts';
+import WebSocket from 'ws';
+import { createRfbFilter, type RfbMode } from '../../sandbox-runtime/desktop/rfb-filter.ts';
 
-// A minimal RFB 3.8 client (RFC 6143) for the tests, whose every byte to the server goes
-// through the live screen's filter in the given mode, as the API's screen proxy will send them.
+// A minimal RFB 3.8 client for the tests (RFC 6143): version, security None, ClientInit (shared),
+// ServerInit, raw encoding; pointer, keys, clipboard, and framebuffer updates read pixel by pixel.
+// Two ways to the server:
+// - `RfbClient.overVnc`: the sandbox's x11vnc stream, every byte to the server through the live
+//   screen's filter in a mode, as the API's screen proxy sends them;
+// - `openScreen`: the API's screen WebSocket, as a browser VNC library speaks it, the API filtering.
 
 export interface ServerInit {
   width: number;
@@ -22,43 +27,75 @@ export interface Rectangle {
   pixels: Buffer;
 }
 
+type Filter = ReturnType<typeof createRfbFilter>;
+
 export class RfbClient {
   private buffered = Buffer.alloc(0);
+  private endedBy: Error | undefined;
   private waiting: (() => void) | undefined;
-  private readonly filter;
   init: ServerInit | undefined;
 
-  constructor(
-    private readonly stream: Duplex,
-    mode: RfbMode,
-  ) {
-    this.filter = createRfbFilter(mode);
-    stream.on('data', (chunk: Buffer) => {
-      this.buffered = Buffer.concat([this.buffered, chunk]);
-      this.waiting?.();
+  protected constructor(
+    private readonly write: (bytes: Buffer) => void,
+    private readonly end: () => void,
+    private readonly filter?: Filter,
+  ) {}
+
+  /** Over a stream to the VNC server (`desktop.connectVnc`), sending through the filter in `mode`. */
+  static overVnc(stream: Duplex, mode: RfbMode): RfbClient {
+    const client = new RfbClient(
+      (bytes) => stream.write(bytes),
+      () => stream.destroy(),
+      createRfbFilter(mode),
+    );
+    stream.on('data', (chunk: Buffer) => client.received(chunk));
+    stream.on('close', () => client.serverClosed('the VNC stream closed'));
+    return client;
+  }
+
+  protected received(chunk: Buffer): void {
+    this.buffered = Buffer.concat([this.buffered, chunk]);
+    this.waiting?.();
+  }
+
+  protected serverClosed(why: string): void {
+    this.endedBy = new Error(why);
+    this.waiting?.();
+  }
+
+  /** Exactly `bytes` bytes, once they have come; fails when the server closes first. */
+  read(bytes: number, timeoutMs = 10_000): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting = undefined;
+        reject(new Error(`the VNC server sent ${this.buffered.length} of ${bytes} bytes`));
+      }, timeoutMs);
+      this.waiting = () => {
+        if (this.buffered.length >= bytes) {
+          const out = this.buffered.subarray(0, bytes);
+          this.buffered = this.buffered.subarray(bytes);
+          resolve(out);
+        } else if (this.endedBy) {
+          reject(new Error(`${this.endedBy.message} after ${this.buffered.length} of ${bytes} bytes`));
+        } else {
+          return;
+        }
+        clearTimeout(timer);
+        this.waiting = undefined;
+      };
+      this.waiting();
     });
   }
 
-  async read(bytes: number, timeoutMs = 10_000): Promise<Buffer> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.buffered.length < bytes) {
-      if (Date.now() > deadline)
-        throw new Error(`the VNC server sent ${this.buffered.length} of ${bytes} bytes`);
-      await new Promise<void>((resolve) => {
-        this.waiting = resolve;
-        setTimeout(resolve, 100);
-      });
-    }
-    const out = this.buffered.subarray(0, bytes);
-    this.buffered = this.buffered.subarray(bytes);
-    return out;
-  }
-
-  /** Sends what the filter lets through; answers how many bytes that was. */
+  /** Sends what the filter (if any) lets through; answers how many bytes that was. */
   send(bytes: Buffer): number {
+    if (!this.filter) {
+      this.write(bytes);
+      return bytes.length;
+    }
     const { forward, error } = this.filter.push(bytes);
     if (error !== undefined) throw new Error(error);
-    for (const part of forward) this.stream.write(part);
+    for (const part of forward) this.write(part);
     return forward.reduce((sum, part) => sum + part.length, 0);
   }
 
@@ -138,7 +175,8 @@ export class RfbClient {
 
   /**
    * The colour at (x, y) as the server sends it: asks for that pixel and reads updates until a
-   * rectangle covers it (a server may send other changed areas, the cursor's, first).
+   * rectangle covers it (a server may send other changed areas, the cursor's, first). The answer
+   * also shows the server has read every message this connection sent before the request.
    */
   async pixel(x: number, y: number): Promise<[number, number, number]> {
     this.requestUpdate(x, y, 1, 1);
@@ -151,7 +189,8 @@ export class RfbClient {
     throw new Error(`no update covered (${x}, ${y})`);
   }
 
-  pointer(x: number, y: number, buttons: number): number {
+  /** PointerEvent (RFC 6143, 7.5.5): `buttons` pressed (a mask; 0 for none), at x, y. */
+  pointer(x: number, y: number, buttons = 0): number {
     const message = Buffer.alloc(6);
     message.writeUInt8(5, 0);
     message.writeUInt8(buttons, 1);
@@ -177,6 +216,38 @@ export class RfbClient {
   }
 
   close(): void {
-    this.stream.destroy();
+    this.end();
   }
+}
+
+/** The API's live screen (`/api/sandboxes/:id/screen`) as a client holds it: RFB over a WebSocket. */
+export class ScreenClient extends RfbClient {
+  /** How the server closed the connection. */
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  constructor(readonly ws: WebSocket) {
+    super(
+      (bytes) => ws.send(bytes),
+      () => ws.close(1000),
+    );
+    ws.on('message', (data: Buffer) => this.received(data));
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => {
+        this.serverClosed(`the screen closed (${code})`);
+        resolve({ code, reason: reason.toString() });
+      }),
+    );
+  }
+}
+
+/** Opens the screen at `url` and completes the handshake (ServerInit in `init`). */
+export async function openScreen(url: string, headers: Record<string, string> = {}): Promise<ScreenClient> {
+  const ws = new WebSocket(url, { headers });
+  const screen = new ScreenClient(ws);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  await screen.handshake();
+  return screen;
 }
