@@ -66,7 +66,8 @@ export function normalizeRequest(request: OtlpTraceRequest): PublishedSpan[] {
 
 /**
  * A trace's spans from one request go in events of at most about 1 MiB of span data (a span is at
- * most 384 KiB), so no Kafka message comes near the broker's size limit, whatever the request.
+ * most `limits.spanBytes`), so no Kafka message comes near the broker's size limit, whatever the
+ * request.
  */
 const maxEventBytes = 1024 * 1024;
 

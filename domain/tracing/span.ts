@@ -24,7 +24,7 @@ export interface StoredSpan {
   model: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
-  /** JSON text: `{ "messages": [...] }` or `{ "value": ... }`; at most 128 KiB. */
+  /** JSON text: `{ "messages": [...] }` or `{ "value": ... }`; at most `limits.inputOutputBytes`. */
   input: string | null;
   output: string | null;
   inputTruncated: boolean;
@@ -39,7 +39,7 @@ export interface StoredSpan {
   events: string;
   /** JSON text of an array of `{ trace_id, span_id, trace_state, attributes }`. */
   links: string;
-  /** JSON text of an object: the resource's attributes (at most 4 KiB). */
+  /** JSON text of an object: the resource's attributes (at most `limits.resourceAttributesBytes`). */
   resourceAttributes: string;
   scopeName: string;
   scopeVersion: string;
