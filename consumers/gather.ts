@@ -6,7 +6,9 @@ import type { GatherLimits } from '../projections/projection.ts';
 // partition's batch, and ClickHouse merged 14 times more rows than it was sent.
 //
 // A write starts as soon as every batch being prepared (announced with `expect`) has been added,
-// so no batch waits for one that is not coming; `maxWaitMs` bounds the wait for a slow one.
+// so no batch waits for one that is not coming; `maxWaitMs` bounds the wait for a slow one. With
+// `minIntervalMs` it starts no sooner than that after the last write began (a full write excepted):
+// the partitions' next batches join it meanwhile.
 
 interface Gathering<T> {
   items: T[];
@@ -20,6 +22,8 @@ export class BatchGatherer<T> {
   private open: Gathering<T> | undefined;
   /** Batches announced and not yet added or withdrawn. */
   private preparing = 0;
+  /** When the last write began (ms since the epoch). */
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly limits: GatherLimits,
@@ -34,7 +38,7 @@ export class BatchGatherer<T> {
   /** An announced batch has nothing to add after all. */
   withdraw(): void {
     this.preparing -= 1;
-    if (this.open && this.preparing === 0) this.flush(this.open);
+    if (this.open && this.preparing === 0) this.flushWhenDue(this.open);
   }
 
   /** Adds an announced batch; settles once the write holding it succeeded or failed. */
@@ -42,8 +46,20 @@ export class BatchGatherer<T> {
     this.preparing -= 1;
     const gathering = this.open ?? this.start();
     gathering.items.push(...items);
-    if (this.preparing === 0 || gathering.items.length >= this.limits.maxMessages) this.flush(gathering);
+    if (gathering.items.length >= this.limits.maxMessages) this.flush(gathering);
+    else if (this.preparing === 0) this.flushWhenDue(gathering);
     return gathering.done;
+  }
+
+  /** Writes now, or when `minIntervalMs` since the last write has passed, whichever is later. */
+  private flushWhenDue(gathering: Gathering<T>): void {
+    const dueInMs = this.lastWriteAt + (this.limits.minIntervalMs ?? 0) - Date.now();
+    if (dueInMs <= 0) {
+      this.flush(gathering);
+      return;
+    }
+    clearTimeout(gathering.timer);
+    gathering.timer = setTimeout(() => this.flush(gathering), dueInMs);
   }
 
   private start(): Gathering<T> {
@@ -54,7 +70,7 @@ export class BatchGatherer<T> {
       reject = rej;
     });
     const gathering: Gathering<T> = { items: [], done, resolve, reject, timer: undefined as never };
-    gathering.timer = setTimeout(() => this.flush(gathering), this.limits.maxWaitMs);
+    gathering.timer = setTimeout(() => this.flushWhenDue(gathering), this.limits.maxWaitMs);
     this.open = gathering;
     return gathering;
   }
@@ -63,6 +79,7 @@ export class BatchGatherer<T> {
     if (this.open !== gathering) return;
     this.open = undefined;
     clearTimeout(gathering.timer);
+    this.lastWriteAt = Date.now();
     this.write(gathering.items).then(gathering.resolve, gathering.reject);
   }
 }

@@ -40,4 +40,10 @@ export interface GatherLimits {
   maxMessages: number;
   /** How long the first batch of a write waits for the others. */
   maxWaitMs: number;
+  /**
+   * The least time from one write's start to the next's, unless a write holds `maxMessages`:
+   * batches that come sooner wait and join one write. Without it a steady trickle (a request log
+   * at 500 requests a second) became one insert per partition's fetch, some 50 a second.
+   */
+  minIntervalMs?: number;
 }

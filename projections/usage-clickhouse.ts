@@ -11,8 +11,9 @@ export function usageClickHouseProjection(clickhouse: ClickHouseClient): Project
     groupId: 'orrery-usage-clickhouse',
     stream: 'usage',
     maxWaitMs: 1000,
-    // Few large inserts: a quarter of a second lets every partition's batch join one insert.
-    gather: { maxMessages: 20_000, maxWaitMs: 250 },
+    // Few large inserts: a quarter of a second lets every partition's batch join one insert, and
+    // at most one insert a second (the list is read by people, not by the next request).
+    gather: { maxMessages: 20_000, maxWaitMs: 250, minIntervalMs: 1000 },
     fromWire: usageFromWire,
     async project(batch) {
       await insertRows(

@@ -5,7 +5,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const recording = (limits: { maxMessages: number; maxWaitMs: number }) => {
+const recording = (limits: { maxMessages: number; maxWaitMs: number; minIntervalMs?: number }) => {
   const writes: number[][] = [];
   const gatherer = new BatchGatherer<number>(limits, async (items) => {
     writes.push([...items]);
@@ -74,5 +74,33 @@ describe('BatchGatherer', () => {
     await expect(second).rejects.toThrow('store refused');
     gatherer.expect();
     await expect(gatherer.add([3])).resolves.toBeUndefined();
+  });
+
+  it('with minIntervalMs, starts the next write no sooner than that after the last began; batches meanwhile join it', async () => {
+    vi.useFakeTimers();
+    const { writes, gatherer } = recording({ maxMessages: 100, maxWaitMs: 250, minIntervalMs: 1000 });
+    gatherer.expect();
+    await gatherer.add([1]);
+    expect(writes).toEqual([[1]]);
+    gatherer.expect();
+    const second = gatherer.add([2]);
+    await vi.advanceTimersByTimeAsync(500);
+    gatherer.expect();
+    const third = gatherer.add([3]);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(writes).toEqual([[1]]);
+    await vi.advanceTimersByTimeAsync(1);
+    await Promise.all([second, third]);
+    expect(writes).toEqual([[1], [2, 3]]);
+  });
+
+  it('with minIntervalMs, still writes at once a write that holds maxMessages', async () => {
+    vi.useFakeTimers();
+    const { writes, gatherer } = recording({ maxMessages: 2, maxWaitMs: 250, minIntervalMs: 1000 });
+    gatherer.expect();
+    await gatherer.add([1]);
+    gatherer.expect();
+    await gatherer.add([2, 3]);
+    expect(writes).toEqual([[1], [2, 3]]);
   });
 });
