@@ -32,3 +32,17 @@ export function isTransientStoreError(error: unknown): boolean {
     return true;
   return error.cause !== undefined && isTransientStoreError(error.cause);
 }
+
+/**
+ * Whether decoding failed because the schema registry could not answer (down, restarting, or its
+ * own database away: it answers 5xx), not because the message is malformed. The message is then
+ * decoded again later; dead-lettering it would lose an event that is fine. The registry's client
+ * throws `ResponseError` for every failed request (a network failure comes as status 400); a 404
+ * is a schema id the registry does not have, which waiting does not change.
+ */
+export function isRegistryUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { status } = error as Error & { status?: unknown };
+  if (error.name === 'ResponseError') return status !== 404;
+  return isTransientStoreError(error);
+}

@@ -20,7 +20,7 @@ import { decodeValue } from '../platform/registry.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import type { Delivered, Projection } from '../projections/projection.ts';
 import { deadLetterTopic, topics } from '../schemas/events/topics.ts';
-import { isTransientStoreError } from './errors.ts';
+import { isRegistryUnavailable, isTransientStoreError } from './errors.ts';
 import { BatchGatherer } from './gather.ts';
 
 export interface ConsumerHooks {
@@ -63,14 +63,25 @@ export async function runConsumer<E>(
   await consumer.connect();
   await consumer.subscribe({ topics: [topics[projection.stream].name] });
 
-  async function decode(message: KafkaMessage): Promise<{ event: E } | { dead: DeadLetter }> {
-    try {
-      if (!message.value) throw new Error('message has no value');
-      const event = projection.fromWire(await decodeValue(deps.registry, message.value));
-      if (event !== undefined) return { event };
-      return { dead: { message, reason: 'unknown_event', error: 'not an event this projection knows' } };
-    } catch (error) {
-      return { dead: { message, reason: 'undecodable', error: String(error) } };
+  /** While the schema registry cannot answer, the message is decoded again with backoff. */
+  async function decode(
+    message: KafkaMessage,
+    isRunning: () => boolean,
+  ): Promise<{ event: E } | { dead: DeadLetter }> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        if (!message.value) throw new Error('message has no value');
+        const event = projection.fromWire(await decodeValue(deps.registry, message.value));
+        if (event !== undefined) return { event };
+        return { dead: { message, reason: 'unknown_event', error: 'not an event this projection knows' } };
+      } catch (error) {
+        if (!isRegistryUnavailable(error))
+          return { dead: { message, reason: 'undecodable', error: String(error) } };
+        if (!isRunning()) throw error;
+        const delay = Math.min(maxBackoffMs, 200 * 2 ** attempt);
+        log.warn({ err: error, attempt, delay }, 'schema registry unavailable; decoding again');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
 
@@ -141,7 +152,7 @@ export async function runConsumer<E>(
     const { batch } = payload;
     const delivered: Delivered<E>[] = [];
     for (const message of batch.messages) {
-      const decoded = await decode(message);
+      const decoded = await decode(message, () => payload.isRunning());
       if ('dead' in decoded) dead.push(decoded.dead);
       else
         delivered.push({

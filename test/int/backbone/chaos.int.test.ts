@@ -33,6 +33,10 @@ interface LogLine {
   code?: number | null;
   signal?: string | null;
   restartInMs?: number;
+  /** A dead letter's consumer group, reason and error. */
+  group?: string;
+  reason?: string;
+  error?: string;
 }
 
 const log = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
@@ -101,7 +105,9 @@ beforeAll(async () => {
     // each refused connection while Kafka is down.
     const ours = line.service === 'supervisor' || line.service === 'stack';
     if ((ours && line.level >= 40) || (line.level >= 50 && !line.msg.startsWith('kafka: ')))
-      log(`${line.service}: ${line.msg}`);
+      log(
+        `${line.service}: ${line.msg}${line.reason ? ` (${line.group}, ${line.reason}: ${line.error})` : ''}`,
+      );
   });
   for (const name of ['api', 'consumers', 'jobs'] as const)
     await eventually(() => ready(name), 120_000, `${name} ready`);
