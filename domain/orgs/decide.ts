@@ -1,5 +1,9 @@
 import type { OrgEvent, Scope } from './events.ts';
+import { type MembershipCommand, decideMembership, isMember } from './membership.ts';
 import type { MaybeOrg } from './org.ts';
+import { OrgCommandRefused } from './refusals.ts';
+
+export { OrgCommandRefused } from './refusals.ts';
 
 // Commands on an org, decided against its current state (Emmett's decider shape). Ids, secrets
 // and time arrive on the command so the decision is pure.
@@ -11,7 +15,8 @@ interface CommandMeta {
 }
 
 export type OrgCommand =
-  | (CommandMeta & { type: 'CreateOrg'; name: string })
+  /** With an `owner` (a person id), that person is the org's first member (sign-up). */
+  | (CommandMeta & { type: 'CreateOrg'; name: string; owner?: string })
   | (CommandMeta & {
       type: 'CreateApiKey';
       keyId: string;
@@ -19,20 +24,14 @@ export type OrgCommand =
       keyHash: string;
       keyPrefix: string;
       scopes: Scope[];
+      /** A person who is a member; '' for an operator. */
+      createdBy: string;
     })
   | (CommandMeta & { type: 'RevokeApiKey'; keyId: string })
   | (CommandMeta & { type: 'GrantCredit'; grantId: string; amountCents: number; reason: string })
   | (CommandMeta & { type: 'EnableTracing' })
-  | (CommandMeta & { type: 'PostCharge'; chargeId: string; model: string; day: string; cents: number });
-
-export class OrgCommandRefused extends Error {
-  constructor(
-    readonly code: 'org_not_found' | 'org_exists' | 'key_not_found' | 'invalid_request',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+  | (CommandMeta & { type: 'PostCharge'; chargeId: string; model: string; day: string; cents: number })
+  | MembershipCommand;
 
 const base = (command: CommandMeta) => ({
   eventId: command.eventId,
@@ -50,14 +49,21 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
   switch (command.type) {
     case 'CreateOrg':
       if (state) throw new OrgCommandRefused('org_exists', `Org ${command.orgId} already exists.`);
-      return [{ ...base(command), type: 'OrgCreated', name: command.name }];
+      return command.owner === undefined
+        ? [{ ...base(command), type: 'OrgCreated', name: command.name }]
+        : [
+            { ...base(command), type: 'OrgCreated', name: command.name },
+            { ...base(command), type: 'MemberAdded', personId: command.owner, role: 'owner' },
+          ];
     case 'CreateApiKey': {
-      requireOrg(state, command.orgId);
+      const org = requireOrg(state, command.orgId);
       if (command.scopes.length === 0) {
         throw new OrgCommandRefused('invalid_request', 'A key needs at least one scope.');
       }
-      const { keyId, name, keyHash, keyPrefix, scopes } = command;
-      return [{ ...base(command), type: 'ApiKeyCreated', keyId, name, keyHash, keyPrefix, scopes }];
+      if (command.createdBy !== '' && !isMember(org, command.createdBy))
+        throw new OrgCommandRefused('not_member', 'Only a member of the org may create its keys.');
+      const { keyId, name, keyHash, keyPrefix, scopes, createdBy } = command;
+      return [{ ...base(command), type: 'ApiKeyCreated', keyId, name, keyHash, keyPrefix, scopes, createdBy }];
     }
     case 'RevokeApiKey': {
       const key = requireOrg(state, command.orgId).keys[command.keyId];
@@ -89,6 +95,12 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
       const { chargeId, model, day, cents } = command;
       return [{ ...base(command), type: 'ChargePosted', chargeId, model, day, cents }];
     }
+    case 'AddMember':
+    case 'InviteMember':
+    case 'AcceptInvitation':
+    case 'RevokeInvitation':
+    case 'RemoveMember':
+      return decideMembership(command, requireOrg(state, command.orgId));
     default: {
       const unhandled: never = command;
       return unhandled;

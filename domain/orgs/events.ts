@@ -4,6 +4,10 @@
 export const scopes = ['inference:invoke', 'traces:write', 'sandboxes:write'] as const;
 export type Scope = (typeof scopes)[number];
 
+/** An owner manages members and invitations; a member uses everything else. */
+export const roles = ['owner', 'member'] as const;
+export type Role = (typeof roles)[number];
+
 interface EventBase {
   eventId: string;
   orgId: string;
@@ -19,12 +23,34 @@ export type OrgEvent =
       keyHash: string;
       keyPrefix: string;
       scopes: Scope[];
+      /** The person who created it (Settings, or the command-line login); '' for an operator. */
+      createdBy: string;
     })
   | (EventBase & { type: 'ApiKeyRevoked'; keyId: string })
   | (EventBase & { type: 'CreditGranted'; grantId: string; amountCents: number; reason: string })
   | (EventBase & { type: 'TracingEnabled' })
   // A day's charge for one model (spec 000, Billing rules): posted by jobs/post-charges.ts, in
   // integer cents; `chargeId` is derived from what it charges, so posting it twice is one charge.
-  | (EventBase & { type: 'ChargePosted'; chargeId: string; model: string; day: string; cents: number });
+  | (EventBase & { type: 'ChargePosted'; chargeId: string; model: string; day: string; cents: number })
+  | MembershipEvent;
+
+// People belong to orgs (person ids from the person stream). Removing a person ends every sandbox
+// token they minted (spec 002, Authentication 6): the API checks membership live.
+export type MembershipEvent =
+  | (EventBase & { type: 'MemberAdded'; personId: string; role: Role })
+  | (EventBase & { type: 'MemberRemoved'; personId: string })
+  | (EventBase & {
+      type: 'InvitationCreated';
+      invitationId: string;
+      /** Normalized (domain/people/credentials.ts); only that person may accept. */
+      email: string;
+      role: Role;
+      /** SHA-256 of the secret in the invitation link; the link is shown once to the owner. */
+      secretHash: string;
+      invitedBy: string;
+      expiresAt: Date;
+    })
+  | (EventBase & { type: 'InvitationAccepted'; invitationId: string; personId: string })
+  | (EventBase & { type: 'InvitationRevoked'; invitationId: string });
 
 export type OrgEventType = OrgEvent['type'];

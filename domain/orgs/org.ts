@@ -1,5 +1,5 @@
 import { Set as IdSet } from 'immutable';
-import type { OrgEvent, Scope } from './events.ts';
+import type { OrgEvent, Role, Scope } from './events.ts';
 
 // An org as the decider sees it: folded from its events by `evolve`, the same function the API's
 // in-memory directory uses (api/auth/org-directory.ts). The Postgres projection writes the same
@@ -13,6 +13,26 @@ export interface ApiKeyState {
   scopes: Scope[];
   revoked: boolean;
   createdAt: Date;
+  /** The person who created it; '' for an operator. */
+  createdBy: string;
+}
+
+export interface MemberState {
+  personId: string;
+  role: Role;
+  addedAt: Date;
+}
+
+export interface InvitationState {
+  invitationId: string;
+  email: string;
+  role: Role;
+  secretHash: string;
+  invitedBy: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Open until accepted or revoked; an open one past `expiresAt` can no longer be accepted. */
+  status: 'open' | 'accepted' | 'revoked';
 }
 
 export interface OrgState {
@@ -31,6 +51,9 @@ export interface OrgState {
   chargedCents: number;
   chargeIds: IdSet<string>;
   keys: Record<string, ApiKeyState>;
+  /** The people in the org now; a removed person is deleted from it. */
+  members: Record<string, MemberState>;
+  invitations: Record<string, InvitationState>;
 }
 
 export type MaybeOrg = OrgState | undefined;
@@ -52,6 +75,8 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
         chargedCents: 0,
         chargeIds: IdSet<string>(),
         keys: {},
+        members: {},
+        invitations: {},
       }
     );
   }
@@ -70,6 +95,7 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
             scopes: event.scopes,
             revoked: false,
             createdAt: event.occurredAt,
+            createdBy: event.createdBy,
           },
         },
       };
@@ -93,6 +119,39 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
         chargedCents: state.chargedCents + event.cents,
         chargeIds: state.chargeIds.add(event.chargeId),
       };
+    case 'MemberAdded':
+      return {
+        ...state,
+        members: {
+          ...state.members,
+          [event.personId]: { personId: event.personId, role: event.role, addedAt: event.occurredAt },
+        },
+      };
+    case 'MemberRemoved': {
+      const { [event.personId]: _removed, ...members } = state.members;
+      return { ...state, members };
+    }
+    case 'InvitationCreated': {
+      const { invitationId, email, role, secretHash, invitedBy, expiresAt } = event;
+      const invitation: InvitationState = {
+        invitationId,
+        email,
+        role,
+        secretHash,
+        invitedBy,
+        createdAt: event.occurredAt,
+        expiresAt,
+        status: 'open',
+      };
+      return { ...state, invitations: { ...state.invitations, [invitationId]: invitation } };
+    }
+    case 'InvitationAccepted':
+    case 'InvitationRevoked': {
+      const invitation = state.invitations[event.invitationId];
+      if (!invitation || invitation.status !== 'open') return state;
+      const status = event.type === 'InvitationAccepted' ? 'accepted' : 'revoked';
+      return { ...state, invitations: { ...state.invitations, [event.invitationId]: { ...invitation, status } } };
+    }
     default: {
       const unhandled: never = event;
       return unhandled;
