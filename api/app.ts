@@ -17,6 +17,7 @@ import { accountPlugin } from './account/plugin.ts';
 import type { OrgDirectory } from './auth/org-directory.ts';
 import { authPlugin } from './auth/plugin.ts';
 import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
+import { sessionPlugin } from './auth/sessions.ts';
 import { billingPlugin } from './billing/plugin.ts';
 import { dependenciesPlugin } from './dependencies.ts';
 import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
@@ -27,6 +28,7 @@ import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpTracesPathItem } from './otlp/openapi.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
+import { peoplePlugin } from './people/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
 import { validateRequestPart } from './request-validation.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
@@ -51,6 +53,8 @@ export interface ApiDeps {
   httpTimeouts?: HttpTimeouts;
   /** How often Postgres and Kafka are probed, and for how long (platform/dependency-watch.ts). */
   watchTimings?: WatchTimings;
+  /** The clock of sessions, invitations and command-line logins; tests move it. */
+  clock?: () => Date;
 }
 
 /** /readyz for the API: the keys, and the watch's last answers for Postgres and Kafka. */
@@ -86,7 +90,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         version: '0.1.0',
         description: 'Trace ingestion, title and preview text, and desktop sandboxes.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          session: { type: 'apiKey', in: 'cookie', name: 'orrery_session' },
+        },
+      },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
@@ -109,8 +118,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   if (tokenSecret === developmentTokenSecret)
     deps.logger.warn('ORRERY_TOKEN_SECRET is unset: sandbox tokens are signed with the development secret');
   const sandboxTokens = sandboxTokenCodec(tokenSecret);
+  await app.register(sessionPlugin, { pool: deps.pool, now: deps.clock });
   await app.register(authPlugin, { directory: deps.directory, sandboxTokens, keysLoaded: deps.ready });
   await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
+  await app.register(peoplePlugin, { prefix: '/api', ...deps, now: deps.clock });
   // A group waits for the org's lease no longer than its caller waits for Kafka, and a lease
   // outlives a publish, so only a process that died or stalled loses one.
   const { callerMs } = config().kafka.timeouts;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { SandboxRouteName } from '../domain/sandboxes/routes.ts';
 import { jsonErrorBody } from './errors.ts';
 import { inferenceErrorBody } from './inference/error-format.ts';
+import { oauthErrorBody } from './people/oauth-errors.ts';
 
 // Every status a route can answer besides its success, for /openapi.json: one table by kind of
 // route, read by each route's schema as `response: { 200: …, ...errorResponses(kind) }`, with its
@@ -9,22 +10,25 @@ import { inferenceErrorBody } from './inference/error-format.ts';
 // any route runs, whatever the route, is added here once.
 
 /** The error body of each surface that has routes in the document (the OTLP route is hidden). */
-const errorBodies = { json: jsonErrorBody, inference: inferenceErrorBody } as const;
+const errorBodies = { json: jsonErrorBody, inference: inferenceErrorBody, oauth: oauthErrorBody } as const;
 type Surface = keyof typeof errorBodies;
 
 /** Why a status is answered, as the document says it. */
 export const reasons: Record<number, string> = {
-  401: 'No live API key (or sandbox token) in `Authorization: Bearer …`.',
+  400: 'RFC 6749: `error` says why (`authorization_pending`, `slow_down`, `access_denied`, `expired_token`, `invalid_grant`, `invalid_request`).',
+  401: 'No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password).',
   402: "The org's credit is used up.",
-  403: 'The key lacks the scope, or the sandbox token the ability or origin.',
+  403: "The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this.",
   404: 'Nothing with this id or name in the org.',
   408: 'The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed.',
-  409: 'Not in a state for this: stopped, no desktop, or holding secrets.',
+  409: 'Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided.',
   413: 'The JSON body is over 1 MiB.',
   414: 'A path parameter is over 100 characters.',
+  410: 'The invitation was accepted, withdrawn, or has expired.',
   415: 'The body is not application/json.',
   422: 'A field, path or query parameter is missing or invalid: `param` names it.',
   426: 'Open this URL as a WebSocket.',
+  429: 'Too many attempts: wait `Retry-After` seconds.',
   431: 'The request line and headers are over 16 KiB; the connection is closed.',
   502: 'The model did not answer; nothing was charged.',
   503: 'Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent.',
@@ -38,6 +42,14 @@ export const everyRoute = [408, 431] as const;
  * with a scope. A path parameter: 414 when over Fastify's 100 characters, 422 when not valid.
  */
 export const routeKinds = {
+  /** Sign-up: no session yet; a taken email is 409, a request from another site 403. */
+  'people.signup': { surface: 'json', statuses: [403, 404, 409, 410, 413, 415, 422, 503] },
+  /** Login: 401 for a wrong email or password, 429 after too many attempts. */
+  'people.login': { surface: 'json', statuses: [401, 403, 413, 415, 422, 429, 503] },
+  /** The command-line login's OAuth endpoints (RFC 8628): RFC 6749's errors, all 400. */
+  'people.device': { surface: 'oauth', statuses: [400, 413, 415, 429] },
+  /** Everything else of the people surface: a session, and its CSRF token to change anything. */
+  people: { surface: 'json', statuses: [401, 403, 404, 409, 410, 413, 414, 415, 422, 503] },
   /** GET /api/me: any live key. */
   account: { surface: 'json', statuses: [401, 503] },
   /** GET /api/billing/summary: any live key, a query. */

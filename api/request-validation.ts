@@ -26,14 +26,20 @@ const plainWording: Wording = {
   issue: (issue, { param }) => `${param || 'body'}: ${issue.message}; fix it and retry.`,
 };
 
+/** A validator for route parts whose refusal is `refuse`'s error. */
+export function requestPartValidator(
+  refuse: (refused: { param?: string; message: string }) => ApiError,
+): FastifySchemaCompiler<z.ZodType> {
+  return ({ schema }) =>
+    (data) => {
+      const parsed = parseRequest(schema, data, plainWording);
+      if (parsed.ok) return { value: parsed.value };
+      return { error: refuse({ param: parsed.param || undefined, message: parsed.message }) };
+    };
+}
+
 /** Fastify's validator for every route part: the value, or the 422 (no `param` for the whole part). */
-export const validateRequestPart: FastifySchemaCompiler<z.ZodType> =
-  ({ schema }) =>
-  (data) => {
-    const parsed = parseRequest(schema, data, plainWording);
-    if (parsed.ok) return { value: parsed.value };
-    return { error: invalidRequest({ param: parsed.param || undefined, message: parsed.message }) };
-  };
+export const validateRequestPart = requestPartValidator(invalidRequest);
 
 /**
  * For the surfaces whose bodies and query strings are parsed in the handler with the domain's

@@ -5,7 +5,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { hashApiKey } from '../api/auth/plugin.ts';
+import { hashApiKey } from '../api/auth/api-keys.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import { platformNodeOptions } from '../infra/node-options.ts';
 import { publishOrgEvents } from '../producers/org.ts';

@@ -3,7 +3,9 @@ import { countedRequestsKeptMs, idempotencyKeyLifetimeMs } from '../domain/usage
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { logger } from '../platform/logger.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
+import { deleteExpiredDeviceLogins } from '../stores/device-logins.ts';
 import { forgetExpiredTraces } from '../stores/ingest-ledger.ts';
+import { deleteExpiredSessions } from '../stores/sessions.ts';
 import { dropExpiredSpanPartitions, retentionCutoff } from './span-retention.ts';
 
 // The retention job (001, Limits: Retention), idempotent: run by jobs/main.ts every hour, or by
@@ -15,6 +17,8 @@ export interface RetentionResult {
   forgottenTraces: number;
   /** Idempotency keys past their 24 hours, and counted request ids past their week. */
   forgottenRequestIds: number;
+  /** Sessions past their expiry, and command-line logins a day past theirs. */
+  endedLogins: number;
 }
 
 export async function runRetention(
@@ -35,10 +39,14 @@ export async function runRetention(
   const counted = await stores.pool.query('DELETE FROM usage_counted WHERE counted_at < $1', [
     new Date(now.getTime() - countedRequestsKeptMs),
   ]);
+  // Postgres: dashboard sessions and command-line logins that can no longer be used.
+  const endedLogins =
+    (await deleteExpiredSessions(stores.pool, now)) + (await deleteExpiredDeviceLogins(stores.pool, now));
   return {
     droppedPartitions,
     forgottenTraces,
     forgottenRequestIds: (keys.rowCount ?? 0) + (counted.rowCount ?? 0),
+    endedLogins,
   };
 }
 

@@ -23,13 +23,45 @@ export interface KeyPrincipal {
 export class OrgDirectory {
   private readonly orgs = new Map<string, OrgState>();
   private readonly keysByHash = new Map<string, { orgId: string; keyId: string }>();
+  /** Each person's orgs, kept with MemberAdded and MemberRemoved. */
+  private readonly orgsByPerson = new Map<string, Set<string>>();
+  /**
+   * The ids of the latest events applied, so a command's shell can wait until its own events are
+   * seen here (api/people/commands.ts). Bounded: a waiter looks within a second or two.
+   */
+  private readonly recentEventIds = new Set<string>();
+  private static readonly recentEventsKept = 10_000;
 
   apply(event: OrgEvent): void {
+    this.remember(event.eventId);
     const next = evolve(this.orgs.get(event.orgId), event);
     if (!next) return;
     this.orgs.set(event.orgId, next);
     if (event.type === 'ApiKeyCreated')
       this.keysByHash.set(event.keyHash, { orgId: event.orgId, keyId: event.keyId });
+    if (event.type === 'MemberAdded') {
+      const orgs = this.orgsByPerson.get(event.personId) ?? new Set<string>();
+      this.orgsByPerson.set(event.personId, orgs.add(event.orgId));
+    }
+    if (event.type === 'MemberRemoved') this.orgsByPerson.get(event.personId)?.delete(event.orgId);
+  }
+
+  private remember(eventId: string): void {
+    this.recentEventIds.add(eventId);
+    if (this.recentEventIds.size > OrgDirectory.recentEventsKept) {
+      const oldest = this.recentEventIds.values().next().value;
+      if (oldest !== undefined) this.recentEventIds.delete(oldest);
+    }
+  }
+
+  /** Whether an event published lately has been applied. */
+  hasApplied(eventId: string): boolean {
+    return this.recentEventIds.has(eventId);
+  }
+
+  /** The orgs the person is a member of now. */
+  orgsOf(personId: string): OrgState[] {
+    return [...(this.orgsByPerson.get(personId) ?? [])].flatMap((orgId) => this.orgs.get(orgId) ?? []);
   }
 
   org(orgId: string): OrgState | undefined {

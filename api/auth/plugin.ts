@@ -1,9 +1,10 @@
-import { hash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Scope } from '../../domain/orgs/events.ts';
+import { isMember } from '../../domain/orgs/membership.ts';
 import type { SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
 import { ApiError, insufficientScope, KeysNotLoaded, unauthorized } from '../errors.ts';
+import { hashApiKey } from './api-keys.ts';
 import type { KeyPrincipal, OrgDirectory } from './org-directory.ts';
 import { isSandboxToken, type SandboxTokenCodec } from './sandbox-tokens.ts';
 
@@ -22,16 +23,19 @@ declare module 'fastify' {
      * cannot send headers.
      */
     requireKeyOrSandboxToken(scope: Scope, options?: { fromQuery?: boolean }): onRequestHookHandler;
+    /**
+     * For what a dashboard session may do besides a key (spec 002, "Authentication" 2): a live key
+     * with `scope` (sets `principal`) when `Authorization` is sent, else a live session (sets
+     * `person`, and `member` in the org named by the `Orrery-Org` header, or the person's only org).
+     */
+    requireKeyOrSession(scope: Scope): onRequestHookHandler;
   }
   interface FastifyRequest {
     principal?: KeyPrincipal;
+    /** A session's person acting in one of their orgs. */
+    member?: { orgId: string; personId: string };
     sandboxToken?: SandboxTokenPayload;
   }
-}
-
-// The one-shot hash: a Hash object per request costs the garbage collector a weak handle.
-export function hashApiKey(key: string): string {
-  return hash('sha256', key, 'hex');
 }
 
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -60,6 +64,7 @@ export const authPlugin = fp<AuthOptions>(
       return directory.principal(hashApiKey(key));
     };
     app.decorateRequest('principal', undefined);
+    app.decorateRequest('member', undefined);
     app.decorateRequest('sandboxToken', undefined);
     app.decorate('requireKey', (scope?: Scope): onRequestHookHandler => {
       return async (request: FastifyRequest, _reply: FastifyReply) => {
@@ -68,6 +73,21 @@ export const authPlugin = fp<AuthOptions>(
         if (!principal) throw unauthorized();
         if (scope && !principal.scopes.includes(scope)) throw insufficientScope(scope);
         request.principal = principal;
+      };
+    });
+    app.decorate('requireKeyOrSession', (scope: Scope): onRequestHookHandler => {
+      const byKey = app.requireKey(scope);
+      const bySession = app.requireSession();
+      return async function keyOrSession(
+        this: FastifyInstance,
+        request: FastifyRequest,
+        reply: FastifyReply,
+      ) {
+        if (request.headers.authorization !== undefined)
+          return byKey.call(this, request, reply, () => undefined);
+        await bySession.call(this, request, reply, () => undefined);
+        const personId = request.person!.personId;
+        request.member = { orgId: sessionOrg(directory, personId, request.headers[orgHeader]), personId };
       };
     });
     app.decorate('requireKeyOrSandboxToken', (scope: Scope, options: { fromQuery?: boolean } = {}) => {
@@ -88,8 +108,36 @@ export const authPlugin = fp<AuthOptions>(
       };
     });
   },
-  { name: 'orrery-auth' },
+  { name: 'orrery-auth', dependencies: ['orrery-sessions'] },
 );
+
+/** The header a dashboard session names its org with, as Stripe's `Stripe-Account` does. */
+export const orgHeader = 'orrery-org';
+
+/** The org a session acts in: the one the header names (if a member), or the person's only org. */
+function sessionOrg(directory: OrgDirectory, personId: string, named: string | string[] | undefined): string {
+  if (typeof named === 'string') {
+    const org = directory.org(named);
+    if (!org || !isMember(org, personId))
+      throw new ApiError(
+        'org_not_found',
+        404,
+        `You are not a member of org ${named}: name one of yours in Orrery-Org.`,
+        'Orrery-Org',
+      );
+    return org.orgId;
+  }
+  const orgs = directory.orgsOf(personId);
+  if (orgs.length === 1) return orgs[0]!.orgId;
+  throw new ApiError(
+    'invalid_request',
+    422,
+    orgs.length === 0
+      ? 'You are not a member of any org: create one, or accept an invitation.'
+      : 'You belong to several orgs: name one in the Orrery-Org header.',
+    'Orrery-Org',
+  );
+}
 
 function queryToken(request: FastifyRequest): string | undefined {
   const token = (request.query as Record<string, unknown> | undefined)?.token;

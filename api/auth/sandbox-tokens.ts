@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { abilities, type SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
+import { abilities, type Minter, type SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
 
 // Sandbox tokens on the wire (spec, "Authentication" 3 to 8): what domain/sandboxes/tokens.ts
 // decides, carried as a compact signed string so the API needs nothing stored to check one:
@@ -8,12 +8,14 @@ import { abilities, type SandboxTokenPayload } from '../../domain/sandboxes/toke
 //   ost_<payload>.<signature>
 //
 // - `payload`: base64url (no padding) of the JSON `{ v: 1, s: sandbox id, o: org id, k: minting
-//   key id, a: 'view' | 'control', g: [origins], e: expiry in epoch milliseconds }`;
+//   key id | p: minting person id, a: 'view' | 'control', g: [origins], e: expiry in epoch
+//   milliseconds }`;
 // - `signature`: base64url of HMAC-SHA256 over `ost_<payload>` with the server's secret
 //   (ORRERY_TOKEN_SECRET), compared in constant time.
 //
 // The prefix tells a token from an API key (`orr_…`) before any lookup. Revocation is not a
-// property of the token: the minting key is looked up live on every request (OrgDirectory).
+// property of the token: the minting key, or the minting person's membership, is looked up live
+// on every request (OrgDirectory).
 
 export const sandboxTokenPrefix = 'ost_';
 
@@ -21,7 +23,8 @@ const payloadSchema = z.object({
   v: z.literal(1),
   s: z.string().min(1),
   o: z.string().min(1),
-  k: z.string().min(1),
+  k: z.string().min(1).optional(),
+  p: z.string().min(1).optional(),
   a: z.enum(abilities),
   g: z.array(z.string()),
   e: z.number().int().nonnegative(),
@@ -42,7 +45,7 @@ export function encodeSandboxToken(secret: string, token: SandboxTokenPayload): 
     v: 1,
     s: token.sandboxId,
     o: token.orgId,
-    k: token.keyId,
+    ...(token.minter.kind === 'key' ? { k: token.minter.keyId } : { p: token.minter.personId }),
     a: token.abilities[0],
     g: token.origins,
     e: token.expiresAt.getTime(),
@@ -71,8 +74,11 @@ export function decodeSandboxToken(secret: string, token: string): SandboxTokenP
   }
   const parsed = payloadSchema.safeParse(json);
   if (!parsed.success) return undefined;
-  const { s, o, k, a, g, e } = parsed.data;
-  return { sandboxId: s, orgId: o, keyId: k, abilities: [a], origins: g, expiresAt: new Date(e) };
+  const { s, o, k, p, a, g, e } = parsed.data;
+  // Exactly one minter: a payload naming both or neither is not one we signed.
+  if ((k === undefined) === (p === undefined)) return undefined;
+  const minter: Minter = k !== undefined ? { kind: 'key', keyId: k } : { kind: 'person', personId: p! };
+  return { sandboxId: s, orgId: o, minter, abilities: [a], origins: g, expiresAt: new Date(e) };
 }
 
 /** Signs and checks with one secret; the API holds one, made from config. */

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { isMember } from '../../domain/orgs/membership.ts';
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
-import { routeAccess, type SandboxRouteName } from '../../domain/sandboxes/routes.ts';
-import { checkToken, type SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
+import { routeAccess, type SandboxRouteName, sessionMayCall } from '../../domain/sandboxes/routes.ts';
+import { checkToken, type Minter, type SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import type { Loaded, SandboxStore } from './store.ts';
 
 // Who may call a sandbox route (spec, "Authentication"; domain/sandboxes/routes.ts): an API key
-// with `sandboxes:write` on every route; a sandbox token on the desktop and screen routes of its
-// own sandbox only, checked with the domain's `checkToken` once the route's `:id` is resolved.
+// with `sandboxes:write` on every route; a dashboard session where the route allows one (minting
+// a token); a sandbox token on the desktop and screen routes of its own sandbox only, checked with
+// the domain's `checkToken` once the route's `:id` is resolved.
 
 export const sandboxScope = 'sandboxes:write';
 
@@ -19,6 +21,7 @@ const tokenOnKeyRoute = () =>
 
 /** The onRequest hooks of a route: authenticate, and refuse a token where only a key may call. */
 export function guard(app: FastifyInstance, route: SandboxRouteName): onRequestHookHandler[] {
+  if (sessionMayCall(route)) return [app.requireKeyOrSession(sandboxScope)];
   const authenticate = app.requireKeyOrSandboxToken(sandboxScope, { fromQuery: route === 'screen' });
   if (routeAccess(route) !== 'api_key_only') return [authenticate];
   const keyOnly: onRequestHookHandler = async (request) => {
@@ -27,19 +30,23 @@ export function guard(app: FastifyInstance, route: SandboxRouteName): onRequestH
   return [authenticate, keyOnly];
 }
 
-/** What a request carries once authenticated: a key's org, or a token (whose org it names). */
+/**
+ * What a request carries once authenticated: a key's org, a session's member and org, or a token
+ * (whose org it names). `minter` is who a token minted by this request would name.
+ */
 export interface Caller {
   orgId: string;
-  keyId: string;
+  minter: Minter;
   token?: SandboxTokenPayload;
 }
 
 export function callerOf(request: FastifyRequest): Caller {
   const token = request.sandboxToken;
-  if (token) return { orgId: token.orgId, keyId: token.keyId, token };
-  const principal = request.principal;
-  if (!principal) throw new SandboxError('unauthorized');
-  return { orgId: principal.orgId, keyId: principal.keyId };
+  if (token) return { orgId: token.orgId, minter: token.minter, token };
+  const { principal, member } = request;
+  if (principal) return { orgId: principal.orgId, minter: { kind: 'key', keyId: principal.keyId } };
+  if (member) return { orgId: member.orgId, minter: { kind: 'person', personId: member.personId } };
+  throw new SandboxError('unauthorized');
 }
 
 export class SandboxAccess {
@@ -49,9 +56,15 @@ export class SandboxAccess {
     private readonly now: () => Date,
   ) {}
 
-  /** Revoking the key that minted a token ends the token (spec, "Authentication" 6). */
+  /**
+   * Revoking the key that minted a token, or its person leaving the org, ends the token (spec,
+   * "Authentication" 6), as soon as the directory has the event.
+   */
   minterActive(token: SandboxTokenPayload): boolean {
-    const key = this.directory.org(token.orgId)?.keys[token.keyId];
+    const org = this.directory.org(token.orgId);
+    if (!org) return false;
+    if (token.minter.kind === 'person') return isMember(org, token.minter.personId);
+    const key = org.keys[token.minter.keyId];
     return key !== undefined && !key.revoked;
   }
 

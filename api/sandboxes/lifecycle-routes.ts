@@ -212,7 +212,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
     ...route('sandbox.tokens.create'),
     schema: {
       tags,
-      summary: 'Mint a sandbox token (API key only)',
+      summary: 'Mint a sandbox token (API key or dashboard session only)',
       params: idParams,
       body: createTokenBody,
       response: { 201: data(tokenAnswer), ...errors('sandbox.tokens.create') },
@@ -221,7 +221,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       const body = parse(createTokenBody, request.body);
       const { caller, loaded } = await access.forRequest(request, 'sandbox.tokens.create');
       const token = mintToken(loaded.sandbox, {
-        keyId: caller.keyId,
+        minter: caller.minter,
         abilities: body.abilities,
         expiresInSeconds: body.expires_in,
         origins: body.origins,

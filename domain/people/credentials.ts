@@ -25,3 +25,12 @@ export const passwordField = z
   .max(passwordLength.max, { message: `must be at most ${passwordLength.max} characters` });
 
 export const personName = z.string().trim().min(1).max(100);
+
+/**
+ * Login attempts allowed before 429 (OWASP's credential-stuffing defences): per address, and per
+ * account whatever the address, each in a sliding window.
+ */
+export const loginAttemptLimits = {
+  perAddress: { max: 30, windowMs: 60_000 },
+  perAccount: { max: 10, windowMs: 15 * 60_000 },
+} as const;

@@ -14,6 +14,8 @@ export interface SandboxRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   access: RouteAccess;
+  /** A dashboard session may call it too (spec, "Authentication" 2: minting a token). */
+  dashboardSession?: true;
   /** The client package's calls that use this route. */
   clientMethods: readonly string[];
 }
@@ -89,6 +91,7 @@ export const sandboxRoutes = {
     method: 'POST',
     path: '/sandboxes/:id/tokens',
     access: 'api_key_only',
+    dashboardSession: true,
     clientMethods: ['Sandbox.createToken'],
   },
   'desktop.status': {
@@ -152,4 +155,10 @@ export type SandboxRouteName = keyof typeof sandboxRoutes;
 
 export function routeAccess(route: SandboxRouteName): RouteAccess {
   return sandboxRoutes[route].access;
+}
+
+/** Whether a dashboard session may call the route besides an API key. */
+export function sessionMayCall(route: SandboxRouteName): boolean {
+  const described: SandboxRoute = sandboxRoutes[route];
+  return described.dashboardSession === true;
 }

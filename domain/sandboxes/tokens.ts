@@ -24,11 +24,16 @@ export function hasAbility(granted: readonly Ability[], required: Ability): bool
 export const tokenLifetimeSeconds = { min: 60, max: 3600, default: 900 } as const;
 export const maxOrigins = 10;
 
+/**
+ * Who minted a token (spec, "Authentication" 2 and 6): an API key, or a person in a dashboard
+ * session. Revoking the key, or the person leaving the org, ends the token.
+ */
+export type Minter = { kind: 'key'; keyId: string } | { kind: 'person'; personId: string };
+
 export interface SandboxTokenPayload {
   sandboxId: string;
   orgId: string;
-  /** The API key (or dashboard member) that minted it; revoking it ends the token. */
-  keyId: string;
+  minter: Minter;
   abilities: [Ability];
   /** Normalized `scheme://host[:port]`; empty refuses every browser. */
   origins: string[];
@@ -39,7 +44,7 @@ export interface SandboxTokenPayload {
 export function mintToken(
   state: SandboxState,
   grant: {
-    keyId: string;
+    minter: Minter;
     /** Exactly one ability (requests.ts refuses anything else with 422 on `abilities`). */
     abilities: [Ability];
     expiresInSeconds: number;
@@ -52,7 +57,7 @@ export function mintToken(
   return {
     sandboxId: sandbox.id,
     orgId: sandbox.orgId,
-    keyId: grant.keyId,
+    minter: grant.minter,
     abilities: grant.abilities,
     origins: grant.origins,
     expiresAt: new Date(grant.now.getTime() + grant.expiresInSeconds * 1000),
@@ -122,7 +127,8 @@ const tokenChecks: readonly TokenCheck[] = [
     refuses: (_token, request) => !request.minterActive,
     error: () =>
       new SandboxError('unauthorized', {
-        message: 'The key that minted this token was revoked: mint a new token.',
+        message:
+          'The key that minted this token was revoked, or the person who minted it left the org: mint a new token.',
       }),
   },
   {

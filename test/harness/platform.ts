@@ -45,6 +45,8 @@ export async function startTestPlatform(
      * (keys not yet read) and then let it catch up, with the directory following the stream.
      */
     keysCaughtUp?: () => boolean;
+    /** The clock of sessions, invitations and command-line logins. */
+    clock?: ApiDeps['clock'];
   } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
@@ -68,6 +70,7 @@ export async function startTestPlatform(
     sandboxes: options.sandboxes,
     httpTimeouts: options.httpTimeouts,
     models: options.models,
+    clock: options.clock,
     ready: options.keysCaughtUp ?? (() => follower.isCaughtUp()),
   });
   options.beforeReady?.(api);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import { grpcCodes } from '../../../api/otlp/errors.ts';
 import { kafkaComponent } from '../../../infra/stack/kafka.ts';
 import { readPid } from '../../../infra/stack/processes.ts';

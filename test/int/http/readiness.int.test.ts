@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createOrg } from '../../../api/admin/commands.ts';
 import { buildApi } from '../../../api/app.ts';
-import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import { grpcCodes } from '../../../api/otlp/errors.ts';
 import { logger } from '../../../platform/logger.ts';
 import { createPgPool } from '../../../platform/postgres.ts';

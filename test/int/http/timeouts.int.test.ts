@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, enableTracing } from '../../../api/admin/commands.ts';
-import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import { parseConfig } from '../../../platform/config.ts';
 import { checkingIntervalMs } from '../../../platform/server-options.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../../api/admin/commands.ts';
-import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import { eventually } from '../../harness/platform.ts';
 import {
   type Customer,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createApiKey, createOrg, grantCredit } from '../../../api/admin/commands.ts';
 import { buildApi } from '../../../api/app.ts';
-import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import type { Scope } from '../../../domain/orgs/events.ts';
 import type { InferenceModelConfig } from '../../../platform/config.ts';
 import { logger } from '../../../platform/logger.ts';

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { createApiKey, createOrg } from '../../../api/admin/commands.ts';
 import type { ApiDeps } from '../../../api/app.ts';
-import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import type { Scope } from '../../../domain/orgs/events.ts';
 import type { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';

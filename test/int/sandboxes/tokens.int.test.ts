@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createApiKey, revokeApiKey } from '../../../api/admin/commands.ts';
-import { hashApiKey } from '../../../api/auth/plugin.ts';
+import { addMember, createApiKey, revokeApiKey } from '../../../api/admin/commands.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import { eventually } from '../../harness/platform.ts';
+import { asPerson, signUp } from '../people/given.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
 // Sandbox tokens through HTTP (spec, "Authentication" 2 to 8; "Sandbox token"): minted with an
-// API key only, they open only the desktop and screen routes of their own sandbox, with the
-// ability they hold, from the origins they list, until they expire, their key is revoked, or the
-// sandbox has secrets. Desktop routes answer `no_desktop` here (none is started): a token that
+// API key or a dashboard session only, they open only the desktop and screen routes of their own
+// sandbox, with the ability they hold, from the origins they list, until they expire, their key is
+// revoked, their person leaves the org, or the sandbox has secrets. Desktop routes answer `no_desktop` here (none is started): a token that
 // gets that far has passed every check.
 
 let api: SandboxApi;
@@ -203,6 +204,45 @@ describe('when a token stops working', () => {
       '401',
     );
     expect((await status(minted)).json().error.message).toMatch(/revoked/);
+  });
+
+  it('minted in a dashboard session, when its person leaves the org: 401 within a second', async () => {
+    // A person with an org of their own, added by an operator to the file's org: two orgs, so the
+    // session names the one it acts in.
+    const person = await signUp(api.platform.api);
+    await addMember(api.platform.admin, api.orgId, person.email, 'member');
+    await eventually(
+      async () => api.platform.directory.org(api.orgId)?.members[person.personId],
+      5_000,
+      'the member',
+    );
+    const path = `/api/sandboxes/${sandbox.id}/tokens`;
+    const body = { abilities: ['view'] };
+    const unnamed = await asPerson(api.platform.api, person, 'POST', path, { body });
+    expect(unnamed.json().error).toMatchObject({ code: 'invalid_request', param: 'Orrery-Org' });
+    const headers = { 'orrery-org': api.orgId };
+    const forged = await asPerson(api.platform.api, person, 'POST', path, { body, headers, csrf: false });
+    expect(forged.json().error.code).toBe('csrf_token_invalid');
+    const minted = await asPerson(api.platform.api, person, 'POST', path, { body, headers });
+    expect(minted.statusCode, minted.body).toBe(201);
+    const sessionToken = minted.json().data.token as string;
+    expect((await status(sessionToken)).statusCode).toBe(200);
+
+    const left = await asPerson(
+      api.platform.api,
+      person,
+      'DELETE',
+      `/api/orgs/${api.orgId}/members/${person.personId}`,
+    );
+    expect(left.statusCode).toBe(204);
+    const leftAt = Date.now();
+    await eventually(
+      async () => ((await status(sessionToken)).statusCode === 401 ? true : undefined),
+      1_000,
+      '401',
+    );
+    expect(Date.now() - leftAt).toBeLessThan(1_000);
+    expect((await status(sessionToken)).json().error.message).toMatch(/left the org/);
   });
 
   it('when the sandbox has secrets: 409 sandbox_has_secrets, and no new token is minted', async () => {

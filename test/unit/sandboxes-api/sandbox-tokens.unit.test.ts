@@ -14,7 +14,7 @@ const secret = 'a-test-secret-of-at-least-32-characters';
 const payload: SandboxTokenPayload = {
   sandboxId: 'sbx_0123456789abcdef01234567',
   orgId: 'org_1',
-  keyId: 'key_1',
+  minter: { kind: 'key', keyId: 'key_1' },
   abilities: ['view'],
   origins: ['https://app.example.com', 'http://localhost:3000'],
   expiresAt: new Date('2026-11-22T10:15:00.123Z'),
@@ -29,6 +29,21 @@ describe('sandbox tokens', () => {
     expect(decodeSandboxToken(secret, token)).toEqual(payload);
     const control = { ...payload, abilities: ['control'] as ['control'], origins: [] };
     expect(decodeSandboxToken(secret, encodeSandboxToken(secret, control))).toEqual(control);
+  });
+
+  it('carries a person as the minter when a dashboard session minted it, and refuses a payload naming both or neither', () => {
+    const byPerson = { ...payload, minter: { kind: 'person' as const, personId: 'person_1' } };
+    expect(decodeSandboxToken(secret, encodeSandboxToken(secret, byPerson))).toEqual(byPerson);
+    const signedPayload = (fields: Record<string, unknown>) => {
+      const signed = `ost_${Buffer.from(JSON.stringify({ v: 1, s: 'sbx_1', o: 'org_1', a: 'view', g: [], e: 1, ...fields })).toString('base64url')}`;
+      return `${signed}.${createHmac('sha256', secret).update(signed).digest('base64url')}`;
+    };
+    expect(decodeSandboxToken(secret, signedPayload({ k: 'key_1' }))?.minter).toEqual({
+      kind: 'key',
+      keyId: 'key_1',
+    });
+    expect(decodeSandboxToken(secret, signedPayload({ k: 'key_1', p: 'person_1' }))).toBeUndefined();
+    expect(decodeSandboxToken(secret, signedPayload({}))).toBeUndefined();
   });
 
   it('is compact: the prefix, URL-safe characters, no padding, under 400 characters', () => {

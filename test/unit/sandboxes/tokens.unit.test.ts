@@ -60,7 +60,7 @@ describe('origins', () => {
 
 describe('minting', () => {
   const grant = {
-    keyId: 'key_1',
+    minter: { kind: 'key' as const, keyId: 'key_1' },
     abilities: ['control'] as [Ability],
     expiresInSeconds: 900,
     origins: [],
@@ -72,7 +72,7 @@ describe('minting', () => {
     expect(mintToken(sandbox, grant)).toEqual({
       sandboxId: sandbox?.id,
       orgId: 'org_1',
-      keyId: 'key_1',
+      minter: { kind: 'key' as const, keyId: 'key_1' },
       abilities: ['control'],
       origins: [],
       expiresAt: at(900),
@@ -101,7 +101,7 @@ describe('checking a token on a request', () => {
   const token = (abilities: [Ability], origins: string[] = []): SandboxTokenPayload => ({
     sandboxId: 'sbx_1',
     orgId: 'org_1',
-    keyId: 'key_1',
+    minter: { kind: 'key' as const, keyId: 'key_1' },
     abilities,
     origins,
     expiresAt: at(900),

@@ -1,0 +1,244 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  emailField,
+  loginAttemptLimits,
+  passwordField,
+  personName,
+} from '../../domain/people/credentials.ts';
+import { newId } from '../../platform/ids.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+import { claimEmail, personByEmail, personById, releaseEmail } from '../../stores/people.ts';
+import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorResponses } from '../error-responses.ts';
+import { ApiError, Unavailable } from '../errors.ts';
+import { membershipsOf, orgMembership, personData, sessionAnswer } from './answers.ts';
+import { commandMeta, type PeopleCommands } from './commands.ts';
+import { refuseCrossSite } from './cross-site.ts';
+import { parseInvitationToken } from './invitation-links.ts';
+import { hashPassword, passwordMatches } from './passwords.ts';
+
+// Sign-up, login, logout and the session itself (issue 15): the dashboard's way in.
+
+export interface AccountDeps {
+  pool: PgPool;
+  directory: OrgDirectory;
+  commands: PeopleCommands;
+  now: () => Date;
+}
+
+const tags = ['people'];
+
+const signupBody = z.strictObject({
+  email: emailField,
+  password: passwordField,
+  name: personName,
+  org_name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('the new org\'s name; left out: "<name>\'s org"'),
+  invitation: z.string().optional().describe('an invitation token: join that org instead of creating one'),
+});
+
+const loginBody = z.strictObject({ email: emailField, password: z.string().max(1024) });
+
+const acceptBody = z.strictObject({ invitation: z.string().describe('the token from the invitation link') });
+
+export const emailTaken = () =>
+  new ApiError('email_taken', 409, 'An account with this email exists: log in instead.', 'email');
+
+const wrongCredentials = () =>
+  new ApiError('invalid_credentials', 401, 'The email or the password is wrong: check both and try again.');
+
+const badInvitation = () =>
+  new ApiError(
+    'invitation_not_found',
+    404,
+    'No such invitation: check the link, or ask an owner of the org for a new one.',
+    'invitation',
+  );
+
+const tooManyAttempts = (retryAfterSeconds: number) =>
+  new ApiError(
+    'too_many_attempts',
+    429,
+    `Too many login attempts: wait ${retryAfterSeconds} seconds and try again.`,
+    undefined,
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+
+export const accountRoutes: FastifyPluginAsyncZod<AccountDeps> = async (app, deps) => {
+  const { pool, directory, commands, now } = deps;
+
+  // Two windows of one limiter library, one per address and one per account, so that spreading
+  // attempts over many addresses does not help against one account.
+  const perAddress = app.createRateLimit({
+    max: loginAttemptLimits.perAddress.max,
+    timeWindow: loginAttemptLimits.perAddress.windowMs,
+    keyGenerator: (request) => `login-address:${request.ip}`,
+  });
+  const perAccount = app.createRateLimit({
+    max: loginAttemptLimits.perAccount.max,
+    timeWindow: loginAttemptLimits.perAccount.windowMs,
+    keyGenerator: (request) => `login-account:${(request.body as { email: string }).email}`,
+  });
+
+  /** The invitation a sign-up or acceptance names, decided (not yet published) for this person. */
+  const acceptance = (token: string, person: { personId: string; email: string }) => {
+    const invitation = parseInvitationToken(token);
+    if (!invitation) throw badInvitation();
+    return commands.decideOrg({
+      ...commandMeta(invitation.orgId, now()),
+      actor: { kind: 'person', personId: person.personId },
+      type: 'AcceptInvitation',
+      invitationId: invitation.invitationId,
+      secretHash: invitation.secretHash,
+      personId: person.personId,
+      email: person.email,
+    });
+  };
+
+  app.post(
+    '/auth/signup',
+    {
+      onRequest: refuseCrossSite,
+      schema: {
+        tags,
+        summary: 'Sign up: a person, their own org (or the invited one), and a session',
+        body: signupBody,
+        response: { 201: sessionAnswer, ...errorResponses('people.signup') },
+      },
+    },
+    async (request, reply) => {
+      const { email, password, name, org_name, invitation } = request.body;
+      const personId = newId('person');
+      // Decided before anything is recorded: a bad invitation leaves no account behind.
+      const joined = invitation === undefined ? undefined : acceptance(invitation, { personId, email });
+      if (!(await claimEmail(pool, email, personId))) throw emailTaken();
+      try {
+        const passwordHash = await hashPassword(password);
+        await commands.person({
+          ...commandMeta('', now()),
+          personId,
+          type: 'SignUp',
+          email,
+          name,
+          passwordHash,
+        });
+      } catch (error) {
+        await releaseEmail(pool, email, personId);
+        throw error;
+      }
+      if (joined) await commands.publishOrg(joined);
+      else
+        await commands.org({
+          ...commandMeta(newId('org'), now()),
+          type: 'CreateOrg',
+          name: org_name ?? `${name}'s org`,
+          owner: personId,
+        });
+      const csrfToken = await app.sessions.start(request, reply, personId);
+      return reply.status(201).send({
+        data: {
+          person: personData({ personId, email, name }),
+          orgs: membershipsOf(directory.orgsOf(personId), personId),
+          csrf_token: csrfToken,
+        },
+      });
+    },
+  );
+
+  app.post(
+    '/auth/login',
+    {
+      onRequest: refuseCrossSite,
+      schema: {
+        tags,
+        summary: 'Log in: a session cookie',
+        body: loginBody,
+        response: { 200: sessionAnswer, ...errorResponses('people.login') },
+      },
+    },
+    async (request, reply) => {
+      for (const limiter of [perAddress, perAccount]) {
+        const limit = await limiter(request);
+        if (!limit.isAllowed && limit.isExceeded) throw tooManyAttempts(limit.ttlInSeconds);
+      }
+      const { email, password } = request.body;
+      const person = await personByEmail(pool, email);
+      if (!(await passwordMatches(person?.passwordHash, password)) || !person) throw wrongCredentials();
+      const csrfToken = await app.sessions.start(request, reply, person.personId);
+      return {
+        data: {
+          person: personData(person),
+          orgs: membershipsOf(directory.orgsOf(person.personId), person.personId),
+          csrf_token: csrfToken,
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      onRequest: app.requireSession(),
+      schema: {
+        tags,
+        summary: 'Log out: ends the session',
+        response: { 204: z.null(), ...errorResponses('people') },
+      },
+    },
+    async (request, reply) => {
+      await app.sessions.end(request, reply);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/auth/session',
+    {
+      onRequest: app.requireSession(),
+      schema: {
+        tags,
+        summary: 'The session: who is logged in, their orgs, and the CSRF token',
+        response: { 200: sessionAnswer, ...errorResponses('people') },
+      },
+    },
+    async (request) => {
+      const session = request.person!;
+      const person = await personById(pool, session.personId);
+      if (!person) throw new Unavailable('Your account is still being set up');
+      return {
+        data: {
+          person: personData(person),
+          orgs: membershipsOf(directory.orgsOf(person.personId), person.personId),
+          csrf_token: app.sessions.csrfToken(session),
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/invitations/accept',
+    {
+      onRequest: app.requireSession(),
+      schema: {
+        tags,
+        summary: 'Accept an invitation as the person logged in',
+        body: acceptBody,
+        response: { 200: z.object({ data: orgMembership }), ...errorResponses('people') },
+      },
+    },
+    async (request) => {
+      const person = await personById(pool, request.person!.personId);
+      if (!person) throw new Unavailable('Your account is still being set up');
+      const events = await commands.publishOrg(acceptance(request.body.invitation, person));
+      const orgId = events[0]!.orgId;
+      const [membership] = membershipsOf([directory.org(orgId)!], person.personId);
+      return { data: membership! };
+    },
+  );
+};

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { roles } from '../../domain/orgs/events.ts';
+import type { OrgState } from '../../domain/orgs/org.ts';
+import type { PersonState } from '../../domain/people/person.ts';
+
+// The people surface's answers, as /openapi.json documents them.
+
+export const personObject = z.object({ id: z.string(), email: z.string(), name: z.string() });
+export const orgMembership = z.object({ id: z.string(), name: z.string(), role: z.enum(roles) });
+
+export const sessionAnswer = z.object({
+  data: z.object({
+    person: personObject,
+    orgs: z.array(orgMembership),
+    csrf_token: z.string().describe('send as X-CSRF-Token with every request that changes something'),
+  }),
+});
+
+export function personData(person: Pick<PersonState, 'personId' | 'email' | 'name'>) {
+  return { id: person.personId, email: person.email, name: person.name };
+}
+
+export function membershipsOf(orgs: OrgState[], personId: string) {
+  return orgs.flatMap((org) => {
+    const member = org.members[personId];
+    return member ? [{ id: org.orgId, name: org.name, role: member.role }] : [];
+  });
+}

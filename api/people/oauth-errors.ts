@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { ApiError, type ErrorFormat } from '../errors.ts';
+
+// The OAuth endpoints of the command-line login answer errors as RFC 6749 §5.2 says, so an OAuth
+// client library reads them: `{ error, error_description }`, `error` being the ApiError's code.
+
+export const oauthErrorBody = z.object({
+  error: z.string().describe('RFC 6749 / RFC 8628 error code: authorization_pending, slow_down, …'),
+  error_description: z.string().describe('what went wrong and what to do next'),
+});
+
+export const oauthErrorFormat: ErrorFormat = {
+  contentType: () => 'application/json; charset=utf-8',
+  body: (error) => {
+    const body: z.output<typeof oauthErrorBody> = { error: error.code, error_description: error.message };
+    return JSON.stringify(body);
+  },
+};
+
+/** RFC 6749: errors of the token endpoint are 400. */
+export const oauthError = (code: string, message: string) => new ApiError(code, 400, message);

@@ -1,0 +1,39 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { PgPool } from '../../platform/postgres.ts';
+import type { EventProducer } from '../../producers/producer.ts';
+import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorHandler, jsonErrorFormat } from '../errors.ts';
+import { accountRoutes } from './account-routes.ts';
+import { PeopleCommands } from './commands.ts';
+import { deviceRoutes } from './device-routes.ts';
+import { orgRoutes } from './org-routes.ts';
+
+// The people surface (issue 15): sign-up, login and sessions, an org's members, invitations and
+// keys, and the command-line login's server side. Sessions themselves are shared with the other
+// surfaces (api/auth/sessions.ts, registered once).
+
+export interface PeopleDeps {
+  pool: PgPool;
+  directory: OrgDirectory;
+  producer: EventProducer;
+  now?: () => Date;
+}
+
+export const peoplePlugin: FastifyPluginAsyncZod<PeopleDeps> = async (
+  app,
+  { pool, directory, producer, now },
+) => {
+  app.setErrorHandler(errorHandler(jsonErrorFormat));
+  // Limits are counted in this process's memory: one API process serves a deployment here.
+  await app.register(rateLimit, { global: false });
+  const deps = {
+    pool,
+    directory,
+    commands: new PeopleCommands(directory, producer),
+    now: now ?? (() => new Date()),
+  };
+  await app.register(accountRoutes, deps);
+  await app.register(orgRoutes, deps);
+  await app.register(deviceRoutes, deps);
+};

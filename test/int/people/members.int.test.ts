@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { asPerson, type LoggedIn, signUp, uniqueEmail } from './given.ts';
+
+// An org's members, invitations and keys as its people manage them (issue 15, item 1), through
+// HTTP with the real stack: membership is the org stream's, read back by the API's directory.
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(() => platform.stop());
+
+const orgOf = (person: LoggedIn) => person.orgs[0]!.id;
+
+async function invite(owner: LoggedIn, email: string, role = 'member') {
+  const answer = await asPerson(platform.api, owner, 'POST', `/api/orgs/${orgOf(owner)}/invitations`, {
+    body: { email, role },
+  });
+  expect(answer.statusCode, answer.body).toBe(201);
+  const { id, link } = answer.json().data as { id: string; link: string };
+  return { id, token: decodeURIComponent(link.split('/invitations/')[1]!), link };
+}
+
+const members = (person: LoggedIn, orgId: string) =>
+  asPerson(platform.api, person, 'GET', `/api/orgs/${orgId}/members`);
+
+describe('invitations', () => {
+  it('an owner invites by email; the person signs up with the link and joins that org instead of making one', async () => {
+    const owner = await signUp(platform.api, { org_name: 'Lab' });
+    const email = uniqueEmail('invitee');
+    const { token, link } = await invite(owner, email);
+    expect(link).toMatch(/^http:\/\/[^/]+\/invitations\/oinv_/);
+    const invitee = await signUp(platform.api, { email, name: 'Invitee', invitation: token });
+    expect(invitee.orgs).toEqual([{ id: orgOf(owner), name: 'Lab', role: 'member' }]);
+
+    const listed = (await members(owner, orgOf(owner))).json().data;
+    expect(listed.invitations).toEqual([]);
+    expect(
+      listed.members.map((member: { email: string; role: string }) => [member.email, member.role]).sort(),
+    ).toEqual(
+      [
+        [owner.email, 'owner'],
+        [email.toLowerCase(), 'member'],
+      ].sort(),
+    );
+    // A member sees the list but may not invite.
+    expect((await members(invitee, orgOf(owner))).statusCode).toBe(200);
+    const refused = await asPerson(platform.api, invitee, 'POST', `/api/orgs/${orgOf(owner)}/invitations`, {
+      body: { email: uniqueEmail('x') },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.code).toBe('not_owner');
+  });
+
+  it('is for its email only, and once: another person gets 404 and no account is left behind', async () => {
+    const owner = await signUp(platform.api);
+    const { token } = await invite(owner, uniqueEmail('meant'));
+    const stranger = uniqueEmail('stranger');
+    const answer = await platform.api.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email: stranger, name: 'S', password: 'correct horse battery staple', invitation: token },
+    });
+    expect(answer.statusCode).toBe(404);
+    expect(answer.json().error.code).toBe('invitation_not_found');
+    const claims = await platform.pool.query('SELECT 1 FROM email_claims WHERE email = $1', [
+      stranger.toLowerCase(),
+    ]);
+    expect(claims.rowCount).toBe(0);
+    // A logged-in person with another email cannot accept it either.
+    const other = await signUp(platform.api);
+    const accepted = await asPerson(platform.api, other, 'POST', '/api/invitations/accept', {
+      body: { invitation: token },
+    });
+    expect(accepted.statusCode).toBe(404);
+  });
+
+  it('once withdrawn it answers 410 and leaves the list', async () => {
+    const owner = await signUp(platform.api);
+    const email = uniqueEmail('withdrawn');
+    const { id, token } = await invite(owner, email);
+    expect((await members(owner, orgOf(owner))).json().data.invitations).toEqual([
+      expect.objectContaining({ id, email: email.toLowerCase(), role: 'member' }),
+    ]);
+    const withdrawn = await asPerson(
+      platform.api,
+      owner,
+      'DELETE',
+      `/api/orgs/${orgOf(owner)}/invitations/${id}`,
+    );
+    expect(withdrawn.statusCode).toBe(204);
+    expect((await members(owner, orgOf(owner))).json().data.invitations).toEqual([]);
+    const late = await platform.api.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email, name: 'Late', password: 'correct horse battery staple', invitation: token },
+    });
+    expect(late.statusCode).toBe(410);
+    expect(late.json().error.code).toBe('invitation_closed');
+  });
+});
+
+describe('members', () => {
+  it('an owner removes a member, a member may leave, the last owner may not', async () => {
+    const owner = await signUp(platform.api);
+    const orgId = orgOf(owner);
+    const joined = async () => {
+      const email = uniqueEmail('member');
+      return signUp(platform.api, { email, invitation: (await invite(owner, email)).token });
+    };
+    const removed = await joined();
+    const leaving = await joined();
+    expect(
+      (await asPerson(platform.api, owner, 'DELETE', `/api/orgs/${orgId}/members/${removed.personId}`))
+        .statusCode,
+    ).toBe(204);
+    // Removed: the org is gone from their session and its routes answer 404.
+    const session = (await asPerson(platform.api, removed, 'GET', '/api/auth/session')).json().data;
+    expect(session.orgs).toEqual([]);
+    expect((await members(removed, orgId)).statusCode).toBe(404);
+    // A member may not remove another, but may leave.
+    const notOwner = await asPerson(
+      platform.api,
+      leaving,
+      'DELETE',
+      `/api/orgs/${orgId}/members/${owner.personId}`,
+    );
+    expect(notOwner.json().error.code).toBe('not_owner');
+    expect(
+      (await asPerson(platform.api, leaving, 'DELETE', `/api/orgs/${orgId}/members/${leaving.personId}`))
+        .statusCode,
+    ).toBe(204);
+    const last = await asPerson(
+      platform.api,
+      owner,
+      'DELETE',
+      `/api/orgs/${orgId}/members/${owner.personId}`,
+    );
+    expect(last.statusCode).toBe(409);
+    expect(last.json().error.code).toBe('last_owner');
+  });
+});
+
+describe('keys under Settings', () => {
+  it('a member creates a key with chosen scopes, sees it once, lists it without the secret, and revokes it', async () => {
+    const owner = await signUp(platform.api);
+    const orgId = orgOf(owner);
+    const created = await asPerson(platform.api, owner, 'POST', `/api/orgs/${orgId}/keys`, {
+      body: { name: 'playground', scopes: ['inference:invoke', 'traces:write'] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const key = created.json().data;
+    expect(key).toMatchObject({
+      name: 'playground',
+      scopes: ['inference:invoke', 'traces:write'],
+      created_by: owner.personId,
+      revoked: false,
+    });
+    const me = () =>
+      platform.api.inject({ method: 'GET', url: '/api/me', headers: { authorization: `Bearer ${key.key}` } });
+    expect((await me()).json().data.key).toEqual({
+      id: key.id,
+      scopes: ['inference:invoke', 'traces:write'],
+    });
+
+    const listed = await asPerson(platform.api, owner, 'GET', `/api/orgs/${orgId}/keys`);
+    expect(listed.json().data).toEqual([
+      expect.objectContaining({ id: key.id, prefix: key.key.slice(0, 10) }),
+    ]);
+    expect(listed.body).not.toContain(key.key);
+
+    const noScopes = await asPerson(platform.api, owner, 'POST', `/api/orgs/${orgId}/keys`, {
+      body: { name: 'none', scopes: [] },
+    });
+    expect(noScopes.json().error).toMatchObject({ code: 'invalid_request', param: 'scopes' });
+
+    const revokedAt = Date.now();
+    expect(
+      (await asPerson(platform.api, owner, 'DELETE', `/api/orgs/${orgId}/keys/${key.id}`)).statusCode,
+    ).toBe(204);
+    await eventually(
+      async () => ((await me()).statusCode === 401 ? true : undefined),
+      1_000,
+      'the key refused',
+    );
+    expect(Date.now() - revokedAt).toBeLessThan(1_000);
+  });
+
+  it('answers 404 for an org the person is not in, whatever it holds', async () => {
+    const owner = await signUp(platform.api);
+    const outsider = await signUp(platform.api);
+    const answer = await asPerson(platform.api, outsider, 'GET', `/api/orgs/${orgOf(owner)}/keys`);
+    expect(answer.statusCode).toBe(404);
+    expect(answer.json().error.code).toBe('org_not_found');
+  });
+});
