@@ -1,5 +1,5 @@
 import type { OrgEvent, Scope } from './events.ts';
-import { type MembershipCommand, decideMembership, isMember } from './membership.ts';
+import { decideMembership, isMember, type MembershipCommand } from './membership.ts';
 import type { MaybeOrg } from './org.ts';
 import { OrgCommandRefused } from './refusals.ts';
 
@@ -63,7 +63,9 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
       if (command.createdBy !== '' && !isMember(org, command.createdBy))
         throw new OrgCommandRefused('not_member', 'Only a member of the org may create its keys.');
       const { keyId, name, keyHash, keyPrefix, scopes, createdBy } = command;
-      return [{ ...base(command), type: 'ApiKeyCreated', keyId, name, keyHash, keyPrefix, scopes, createdBy }];
+      return [
+        { ...base(command), type: 'ApiKeyCreated', keyId, name, keyHash, keyPrefix, scopes, createdBy },
+      ];
     }
     case 'RevokeApiKey': {
       const key = requireOrg(state, command.orgId).keys[command.keyId];

@@ -65,7 +65,9 @@ export function decideMembership(command: MembershipCommand, org: OrgState): Mem
       requireOwner(org, command.actor);
       const { invitationId, email, role, secretHash, expiresAt } = command;
       const invitedBy = command.actor.kind === 'person' ? command.actor.personId : '';
-      return [{ ...base, type: 'InvitationCreated', invitationId, email, role, secretHash, invitedBy, expiresAt }];
+      return [
+        { ...base, type: 'InvitationCreated', invitationId, email, role, secretHash, invitedBy, expiresAt },
+      ];
     }
     case 'AcceptInvitation': {
       const invitation = org.invitations[command.invitationId];
@@ -93,7 +95,10 @@ export function decideMembership(command: MembershipCommand, org: OrgState): Mem
       requireOwner(org, command.actor);
       const invitation = org.invitations[command.invitationId];
       if (!invitation)
-        throw new OrgCommandRefused('invitation_not_found', `No invitation ${command.invitationId} in this org.`);
+        throw new OrgCommandRefused(
+          'invitation_not_found',
+          `No invitation ${command.invitationId} in this org.`,
+        );
       return invitation.status === 'open'
         ? [{ ...base, type: 'InvitationRevoked', invitationId: command.invitationId }]
         : [];

@@ -150,7 +150,10 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
       const invitation = state.invitations[event.invitationId];
       if (!invitation || invitation.status !== 'open') return state;
       const status = event.type === 'InvitationAccepted' ? 'accepted' : 'revoked';
-      return { ...state, invitations: { ...state.invitations, [event.invitationId]: { ...invitation, status } } };
+      return {
+        ...state,
+        invitations: { ...state.invitations, [event.invitationId]: { ...invitation, status } },
+      };
     }
     default: {
       const unhandled: never = event;

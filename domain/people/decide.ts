@@ -33,7 +33,8 @@ const base = (command: CommandMeta) => ({
 export function decide(command: PersonCommand, state: MaybePerson): PersonEvent[] {
   switch (command.type) {
     case 'SignUp': {
-      if (state) throw new PersonCommandRefused('person_exists', `Person ${command.personId} already exists.`);
+      if (state)
+        throw new PersonCommandRefused('person_exists', `Person ${command.personId} already exists.`);
       const { email, name, passwordHash } = command;
       return [{ ...base(command), type: 'PersonSignedUp', email, name, passwordHash }];
     }
