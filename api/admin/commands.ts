@@ -38,6 +38,11 @@ const projected: {
   CreditGranted: (org, event) => org.grantIds.has(event.grantId),
   TracingEnabled: (org) => org.tracingEnabled,
   ChargePosted: (org, event) => org.chargeIds.has(event.chargeId),
+  MemberAdded: (org, event) => org.members[event.personId]?.role === event.role,
+  MemberRemoved: (org, event) => org.members[event.personId] === undefined,
+  InvitationCreated: (org, event) => org.invitations[event.invitationId] !== undefined,
+  InvitationAccepted: (org, event) => org.invitations[event.invitationId]?.status === 'accepted',
+  InvitationRevoked: (org, event) => org.invitations[event.invitationId]?.status === 'revoked',
 };
 
 async function waitUntilProjected(deps: AdminDeps, event: OrgEvent): Promise<void> {
@@ -87,6 +92,7 @@ export async function createApiKey(
     keyHash: hashApiKey(key),
     keyPrefix: key.slice(0, 10),
     scopes,
+    createdBy: '',
   });
   return { key, keyId, orgId, scopes };
 }
