@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { OrgEvent } from '../../../domain/orgs/events.ts';
+import type { PersonEvent } from '../../../domain/people/events.ts';
 import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
 import { valueType } from '../../../schemas/events/index.ts';
 import { orgEventFromWire, orgEventToWire } from '../../../schemas/events/org-mapping.ts';
+import { personEventFromWire, personEventToWire } from '../../../schemas/events/person-mapping.ts';
 import { sandboxEventFromWire, sandboxEventToWire } from '../../../schemas/events/sandbox-mapping.ts';
 import { spanEventFromWire, spanEventToWire } from '../../../schemas/events/spans-mapping.ts';
 import type { StreamName } from '../../../schemas/events/topics.ts';
@@ -167,6 +169,27 @@ describe('event mappings round-trip through protobuf', () => {
         throughProtobuf('org', { ...envelope, memberAdded: { personId: 'p', role: 'ROLE_OWNER' } }),
       ),
     ).toMatchObject({ type: 'MemberAdded', role: 'owner' });
+  });
+
+  it.each<PersonEvent>([
+    {
+      type: 'PersonSignedUp',
+      eventId: 'e',
+      personId: 'person_1',
+      occurredAt: at,
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g',
+    },
+    {
+      type: 'PasswordChanged',
+      eventId: 'e',
+      personId: 'person_1',
+      occurredAt: at,
+      passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$bmV3c2FsdA$bmV3aGFzaA',
+    },
+  ])('person event $type', (event) => {
+    expect(personEventFromWire(throughProtobuf('person', personEventToWire(event)))).toEqual(event);
   });
 
   const sandbox = { eventId: 'e', sandboxId: 'sbx_1', orgId: 'o', occurredAt: at };
