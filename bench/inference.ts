@@ -68,6 +68,7 @@ const setup: OrgEvent[] = [
     keyHash: hashApiKey(key),
     keyPrefix: key.slice(0, 10),
     scopes: ['inference:invoke'],
+    createdBy: '',
   },
   {
     ...base,

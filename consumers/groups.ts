@@ -1,6 +1,7 @@
 // Every consumer group of the platform. Each has a dead-letter topic created by provisioning.
 export const consumerGroupIds = [
   'orrery-org-postgres',
+  'orrery-person-postgres',
   'orrery-usage-clickhouse',
   'orrery-usage-postgres',
   'orrery-spans-clickhouse',

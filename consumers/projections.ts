@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { orgPostgresProjection } from '../projections/org.ts';
+import { personPostgresProjection } from '../projections/person.ts';
 import type { Projection } from '../projections/projection.ts';
 import { sandboxPostgresProjection } from '../projections/sandbox-postgres.ts';
 import { spansClickHouseProjection } from '../projections/spans-clickhouse.ts';
@@ -14,6 +15,7 @@ export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseCli
 } {
   return {
     'orrery-org-postgres': orgPostgresProjection(stores.pool) as Projection<unknown>,
+    'orrery-person-postgres': personPostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-usage-clickhouse': usageClickHouseProjection(stores.clickhouse) as Projection<unknown>,
     'orrery-usage-postgres': usagePostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-spans-clickhouse': spansClickHouseProjection(stores.clickhouse) as Projection<unknown>,

@@ -1,6 +1,6 @@
 import { Set as IdSet } from 'immutable';
-import type { Scope } from '../domain/orgs/events.ts';
-import type { MaybeOrg } from '../domain/orgs/org.ts';
+import type { Role, Scope } from '../domain/orgs/events.ts';
+import type { InvitationState, MaybeOrg } from '../domain/orgs/org.ts';
 import type { PgPool } from '../platform/postgres.ts';
 
 /**
@@ -22,8 +22,10 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
     scopes: Scope[];
     created_at: Date;
     revoked_at: Date | null;
+    created_by: string;
   }>(
-    'SELECT key_id, name, key_hash, key_prefix, scopes, created_at, revoked_at FROM api_keys WHERE org_id = $1',
+    `SELECT key_id, name, key_hash, key_prefix, scopes, created_at, revoked_at, created_by
+       FROM api_keys WHERE org_id = $1`,
     [orgId],
   );
   const grants = await pool.query<{ grant_id: string; amount_cents: number }>(
@@ -32,6 +34,24 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
   );
   const charges = await pool.query<{ charge_id: string; cents: number }>(
     'SELECT charge_id, cents FROM charges WHERE org_id = $1',
+    [orgId],
+  );
+  const members = await pool.query<{ person_id: string; role: Role; added_at: Date }>(
+    'SELECT person_id, role, added_at FROM org_members WHERE org_id = $1',
+    [orgId],
+  );
+  const invitations = await pool.query<{
+    invitation_id: string;
+    email: string;
+    role: Role;
+    secret_hash: string;
+    invited_by: string;
+    created_at: Date;
+    expires_at: Date;
+    status: InvitationState['status'];
+  }>(
+    `SELECT invitation_id, email, role, secret_hash, invited_by, created_at, expires_at, status
+       FROM org_invitations WHERE org_id = $1`,
     [orgId],
   );
   return {
@@ -54,6 +74,28 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
           scopes: key.scopes,
           revoked: key.revoked_at !== null,
           createdAt: key.created_at,
+          createdBy: key.created_by,
+        },
+      ]),
+    ),
+    members: Object.fromEntries(
+      members.rows.map((member) => [
+        member.person_id,
+        { personId: member.person_id, role: member.role, addedAt: member.added_at },
+      ]),
+    ),
+    invitations: Object.fromEntries(
+      invitations.rows.map((invitation) => [
+        invitation.invitation_id,
+        {
+          invitationId: invitation.invitation_id,
+          email: invitation.email,
+          role: invitation.role,
+          secretHash: invitation.secret_hash,
+          invitedBy: invitation.invited_by,
+          createdAt: invitation.created_at,
+          expiresAt: invitation.expires_at,
+          status: invitation.status,
         },
       ]),
     ),

@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
-import { type Scope, scopes } from '../../domain/orgs/events.ts';
+import { type Role, roles, type Scope, scopes } from '../../domain/orgs/events.ts';
 import { config } from '../../platform/config.ts';
 import { createPgPool } from '../../platform/postgres.ts';
 import { createEventProducer } from '../../producers/producer.ts';
 import {
   type AdminDeps,
+  addMember,
   createApiKey,
   createOrg,
   enableTracing,
@@ -20,7 +21,9 @@ const usage = `usage:
   npm run admin -- key revoke --org <org_id> --key <key_id> [--json]
   npm run admin -- credit grant --org <org_id> --cents <n> [--reason <text>] [--json]
   npm run admin -- tracing enable --org <org_id> [--json]
-scopes: ${scopes.join(', ')}`;
+  npm run admin -- member add --org <org_id> --email <email> --role <role> [--json]
+scopes: ${scopes.join(', ')}
+roles: ${roles.join(', ')} (the person signed up with that email first)`;
 
 class UsageError extends Error {}
 
@@ -34,6 +37,8 @@ function parse() {
         key: { type: 'string' },
         scopes: { type: 'string' },
         cents: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
         reason: { type: 'string', default: 'admin grant' },
         json: { type: 'boolean', default: false },
       },
@@ -54,6 +59,12 @@ function parseScopes(text: string): Scope[] {
   if (unknown.length > 0)
     throw new UsageError(`--scopes: unknown scope ${unknown.join(', ')}; use ${scopes.join(', ')}`);
   return list as Scope[];
+}
+
+function parseRole(text: string): Role {
+  const role = roles.find((known) => known === text);
+  if (!role) throw new UsageError(`--role: unknown role ${text}; use ${roles.join(' or ')}`);
+  return role;
 }
 
 async function run(deps: AdminDeps, command: string, values: ReturnType<typeof parse>['values']) {
@@ -77,6 +88,13 @@ async function run(deps: AdminDeps, command: string, values: ReturnType<typeof p
     }
     case 'tracing enable':
       return enableTracing(deps, required(values.org, 'org'));
+    case 'member add':
+      return addMember(
+        deps,
+        required(values.org, 'org'),
+        required(values.email, 'email'),
+        parseRole(required(values.role, 'role')),
+      );
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -107,7 +125,9 @@ const producer = await createEventProducer('orrery-admin', {
 try {
   const result = await run({ pool, producer }, command, parsed.values);
   process.stdout.write(
-    parsed.values.json ? `${JSON.stringify(result, null, 2)}\n` : `${describe(command, result)}\n`,
+    parsed.values.json
+      ? `${JSON.stringify(result, null, 2)}\n`
+      : `${describe(command, result, parsed.values)}\n`,
   );
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`);
@@ -118,10 +138,14 @@ try {
   await pool.end();
 }
 
-function describe(command: string, result: unknown): string {
+function describe(command: string, result: unknown, values: ReturnType<typeof parse>['values']): string {
   if (command === 'key create') {
     const key = result as { key: string; keyId: string };
     return `created ${key.keyId}\n${key.key}\n(the key is shown once: store it now)`;
+  }
+  if (command === 'member add') {
+    const { orgId } = result as { orgId: string };
+    return `member add: done (${values.email} is ${values.role === 'owner' ? 'an owner' : 'a member'} of ${orgId})`;
   }
   const org = result as { orgId?: string } | undefined;
   return `${command}: done${org?.orgId ? ` (${org.orgId})` : ''}`;

@@ -1,13 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { decide, type OrgCommand } from '../../domain/orgs/decide.ts';
-import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
+import type { OrgEvent, Role, Scope } from '../../domain/orgs/events.ts';
+import { operator } from '../../domain/orgs/membership.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
+import { PersonCommandRefused } from '../../domain/people/decide.ts';
 import { newId } from '../../platform/ids.ts';
 import { waitFor } from '../../platform/poll.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { publishOrgEvents } from '../../producers/org.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { loadOrg } from '../../stores/org.ts';
+import { personByEmail } from '../../stores/people.ts';
 import { hashApiKey } from '../auth/plugin.ts';
 
 // The admin commands that stand in for the dashboard's Settings page: load the org from its read
@@ -38,6 +41,11 @@ const projected: {
   CreditGranted: (org, event) => org.grantIds.has(event.grantId),
   TracingEnabled: (org) => org.tracingEnabled,
   ChargePosted: (org, event) => org.chargeIds.has(event.chargeId),
+  MemberAdded: (org, event) => org.members[event.personId]?.role === event.role,
+  MemberRemoved: (org, event) => org.members[event.personId] === undefined,
+  InvitationCreated: (org, event) => org.invitations[event.invitationId] !== undefined,
+  InvitationAccepted: (org, event) => org.invitations[event.invitationId]?.status === 'accepted',
+  InvitationRevoked: (org, event) => org.invitations[event.invitationId]?.status === 'revoked',
 };
 
 async function waitUntilProjected(deps: AdminDeps, event: OrgEvent): Promise<void> {
@@ -87,6 +95,7 @@ export async function createApiKey(
     keyHash: hashApiKey(key),
     keyPrefix: key.slice(0, 10),
     scopes,
+    createdBy: '',
   });
   return { key, keyId, orgId, scopes };
 }
@@ -99,3 +108,28 @@ export const grantCredit = (deps: AdminDeps, orgId: string, amountCents: number,
 
 export const enableTracing = (deps: AdminDeps, orgId: string) =>
   execute(deps, { ...meta(orgId), type: 'EnableTracing' });
+
+/**
+ * Adds a person who has signed up to an org with a role, as an operator (an owner of every org):
+ * how an org made by `org create` gets its first owner. Adding a member again changes their role.
+ */
+export async function addMember(
+  deps: AdminDeps,
+  orgId: string,
+  email: string,
+  role: Role,
+): Promise<OrgState> {
+  const person = await personByEmail(deps.pool, email);
+  if (!person)
+    throw new PersonCommandRefused(
+      'person_not_found',
+      `No one has signed up with ${email}: they sign up first.`,
+    );
+  return (await execute(deps, {
+    ...meta(orgId),
+    type: 'AddMember',
+    actor: operator,
+    personId: person.personId,
+    role,
+  }))!;
+}

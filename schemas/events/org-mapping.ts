@@ -1,7 +1,10 @@
-import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
-import { scopes } from '../../domain/orgs/events.ts';
+import type { OrgEvent, Role, Scope } from '../../domain/orgs/events.ts';
+import { roles, scopes } from '../../domain/orgs/events.ts';
 
 // OrgEvent (domain) <-> orrery.org.v1.OrgEvent (protobuf, camelCase as protobufjs reads it).
+// Roles travel by enum name; a time other than the envelope's travels as int64 milliseconds.
+
+const roleNames: Record<Role, string> = { owner: 'ROLE_OWNER', member: 'ROLE_MEMBER' };
 
 export function orgEventToWire(event: OrgEvent): Record<string, unknown> {
   const envelope = { eventId: event.eventId, orgId: event.orgId, occurredAtMs: event.occurredAt.getTime() };
@@ -9,8 +12,11 @@ export function orgEventToWire(event: OrgEvent): Record<string, unknown> {
     case 'OrgCreated':
       return { ...envelope, orgCreated: { name: event.name } };
     case 'ApiKeyCreated': {
-      const { keyId, name, keyHash, keyPrefix } = event;
-      return { ...envelope, apiKeyCreated: { keyId, name, keyHash, keyPrefix, scopes: event.scopes } };
+      const { keyId, name, keyHash, keyPrefix, createdBy } = event;
+      return {
+        ...envelope,
+        apiKeyCreated: { keyId, name, keyHash, keyPrefix, scopes: event.scopes, createdBy },
+      };
     }
     case 'ApiKeyRevoked':
       return { ...envelope, apiKeyRevoked: { keyId: event.keyId } };
@@ -24,6 +30,31 @@ export function orgEventToWire(event: OrgEvent): Record<string, unknown> {
       const { chargeId, model, day, cents } = event;
       return { ...envelope, chargePosted: { chargeId, model, day, cents } };
     }
+    case 'MemberAdded':
+      return { ...envelope, memberAdded: { personId: event.personId, role: roleNames[event.role] } };
+    case 'MemberRemoved':
+      return { ...envelope, memberRemoved: { personId: event.personId } };
+    case 'InvitationCreated': {
+      const { invitationId, email, secretHash, invitedBy } = event;
+      return {
+        ...envelope,
+        invitationCreated: {
+          invitationId,
+          email,
+          role: roleNames[event.role],
+          secretHash,
+          invitedBy,
+          expiresAtMs: event.expiresAt.getTime(),
+        },
+      };
+    }
+    case 'InvitationAccepted':
+      return {
+        ...envelope,
+        invitationAccepted: { invitationId: event.invitationId, personId: event.personId },
+      };
+    case 'InvitationRevoked':
+      return { ...envelope, invitationRevoked: { invitationId: event.invitationId } };
     default: {
       const unhandled: never = event;
       return unhandled;
@@ -35,8 +66,13 @@ type Wire = Record<string, unknown>;
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 const whole = (value: unknown) => Number(value ?? 0);
 const isScope = (value: unknown): value is Scope => scopes.includes(value as Scope);
+const roleOf = (wire: unknown): Role | undefined => roles.find((role) => roleNames[role] === wire);
 
-/** Decoded values come from `decodeValue` (oneofs set, longs as strings). Unknown kinds: undefined. */
+/**
+ * Decoded values come from `decodeValue` (oneofs set, longs and enums as strings). Unknown kinds
+ * and unknown roles: undefined. A key from before `created_by` existed decodes with createdBy ''
+ * (an operator's), which is what it was.
+ */
 export function orgEventFromWire(wire: Wire): OrgEvent | undefined {
   const base = {
     eventId: text(wire.eventId),
@@ -56,6 +92,7 @@ export function orgEventFromWire(wire: Wire): OrgEvent | undefined {
         keyHash: text(body.keyHash),
         keyPrefix: text(body.keyPrefix),
         scopes: (Array.isArray(body.scopes) ? body.scopes : []).filter(isScope),
+        createdBy: text(body.createdBy),
       };
     case 'apiKeyRevoked':
       return { ...base, type: 'ApiKeyRevoked', keyId: text(body.keyId) };
@@ -78,6 +115,36 @@ export function orgEventFromWire(wire: Wire): OrgEvent | undefined {
         day: text(body.day),
         cents: whole(body.cents),
       };
+    case 'memberAdded': {
+      const role = roleOf(body.role);
+      return role && { ...base, type: 'MemberAdded', personId: text(body.personId), role };
+    }
+    case 'memberRemoved':
+      return { ...base, type: 'MemberRemoved', personId: text(body.personId) };
+    case 'invitationCreated': {
+      const role = roleOf(body.role);
+      return (
+        role && {
+          ...base,
+          type: 'InvitationCreated',
+          invitationId: text(body.invitationId),
+          email: text(body.email),
+          role,
+          secretHash: text(body.secretHash),
+          invitedBy: text(body.invitedBy),
+          expiresAt: new Date(whole(body.expiresAtMs)),
+        }
+      );
+    }
+    case 'invitationAccepted':
+      return {
+        ...base,
+        type: 'InvitationAccepted',
+        invitationId: text(body.invitationId),
+        personId: text(body.personId),
+      };
+    case 'invitationRevoked':
+      return { ...base, type: 'InvitationRevoked', invitationId: text(body.invitationId) };
     default:
       return undefined;
   }

@@ -24,6 +24,13 @@ export const topics = {
     key: 'org id',
     retentionMs: forever,
   },
+  person: {
+    name: 'orrery.person.v1',
+    schemaFile: 'person.proto',
+    messageType: 'orrery.person.v1.PersonEvent',
+    key: 'person id',
+    retentionMs: forever,
+  },
   usage: {
     name: 'orrery.usage.v1',
     schemaFile: 'usage.proto',

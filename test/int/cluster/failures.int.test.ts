@@ -236,7 +236,12 @@ async function rows<T>(query: string): Promise<T[]> {
 
 /** Every consumer group has projected its topic up to the end it has now. */
 async function caughtUp(target: { pool: PgPool; groupPrefix: string }): Promise<void> {
-  const postgresGroups = new Set(['orrery-org-postgres', 'orrery-usage-postgres', 'orrery-sandbox-postgres']);
+  const postgresGroups = new Set([
+    'orrery-org-postgres',
+    'orrery-person-postgres',
+    'orrery-usage-postgres',
+    'orrery-sandbox-postgres',
+  ]);
   const projections = allProjections({ pool: target.pool, clickhouse });
   for (const groupId of consumerGroupIds) {
     const topic = topics[projections[groupId].stream].name;

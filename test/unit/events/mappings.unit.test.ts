@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { OrgEvent } from '../../../domain/orgs/events.ts';
+import type { PersonEvent } from '../../../domain/people/events.ts';
 import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
 import { valueType } from '../../../schemas/events/index.ts';
 import { orgEventFromWire, orgEventToWire } from '../../../schemas/events/org-mapping.ts';
+import { personEventFromWire, personEventToWire } from '../../../schemas/events/person-mapping.ts';
 import { sandboxEventFromWire, sandboxEventToWire } from '../../../schemas/events/sandbox-mapping.ts';
 import { spanEventFromWire, spanEventToWire } from '../../../schemas/events/spans-mapping.ts';
 import type { StreamName } from '../../../schemas/events/topics.ts';
@@ -60,6 +62,19 @@ describe('event mappings round-trip through protobuf', () => {
       keyHash: 'h',
       keyPrefix: 'p',
       scopes: ['traces:write', 'sandboxes:write'],
+      createdBy: '',
+    },
+    {
+      type: 'ApiKeyCreated',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      keyId: 'k',
+      name: 'n',
+      keyHash: 'h',
+      keyPrefix: 'p',
+      scopes: ['inference:invoke'],
+      createdBy: 'person_1',
     },
     { type: 'ApiKeyRevoked', eventId: 'e', orgId: 'o', occurredAt: at, keyId: 'k' },
     {
@@ -82,8 +97,99 @@ describe('event mappings round-trip through protobuf', () => {
       day: '2026-11-22',
       cents: 9_007_199_254_740_991,
     },
+    { type: 'MemberAdded', eventId: 'e', orgId: 'o', occurredAt: at, personId: 'person_1', role: 'owner' },
+    { type: 'MemberAdded', eventId: 'e', orgId: 'o', occurredAt: at, personId: 'person_2', role: 'member' },
+    { type: 'MemberRemoved', eventId: 'e', orgId: 'o', occurredAt: at, personId: 'person_2' },
+    {
+      type: 'InvitationCreated',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      invitationId: 'inv_1',
+      email: 'ada@example.com',
+      role: 'member',
+      secretHash: 'a'.repeat(64),
+      invitedBy: 'person_1',
+      expiresAt: new Date('2026-11-29T10:00:00.456Z'),
+    },
+    {
+      type: 'InvitationCreated',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      invitationId: 'inv_2',
+      email: 'grace@example.com',
+      role: 'owner',
+      secretHash: 'b'.repeat(64),
+      invitedBy: '',
+      expiresAt: new Date('2026-11-23T00:00:00Z'),
+    },
+    {
+      type: 'InvitationAccepted',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      invitationId: 'inv_1',
+      personId: 'person_3',
+    },
+    { type: 'InvitationRevoked', eventId: 'e', orgId: 'o', occurredAt: at, invitationId: 'inv_2' },
   ])('org event $type', (event) => {
     expect(orgEventFromWire(throughProtobuf('org', orgEventToWire(event)))).toEqual(event);
+  });
+
+  it("reads a key created before created_by existed as an operator's", () => {
+    const wire = orgEventToWire({
+      type: 'ApiKeyCreated',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      keyId: 'k',
+      name: 'n',
+      keyHash: 'h',
+      keyPrefix: 'p',
+      scopes: ['traces:write'],
+      createdBy: 'person_1',
+    });
+    // The bytes an earlier producer wrote: the same message without field 6.
+    const { createdBy: _, ...before } = wire.apiKeyCreated as Record<string, unknown>;
+    const decoded = orgEventFromWire(throughProtobuf('org', { ...wire, apiKeyCreated: before }));
+    expect(decoded).toMatchObject({ type: 'ApiKeyCreated', keyId: 'k', createdBy: '' });
+  });
+
+  it('does not guess a role it does not know: the event is left undecoded (dead-lettered)', () => {
+    const envelope = { eventId: 'e', orgId: 'o', occurredAtMs: at.getTime() };
+    for (const wire of [
+      { ...envelope, memberAdded: { personId: 'person_1', role: 'ROLE_UNSPECIFIED' } },
+      { ...envelope, invitationCreated: { invitationId: 'inv_1', email: 'a@b.c', role: 'ROLE_UNSPECIFIED' } },
+    ])
+      expect(orgEventFromWire(throughProtobuf('org', wire))).toBeUndefined();
+    // The same messages with a role decode.
+    expect(
+      orgEventFromWire(
+        throughProtobuf('org', { ...envelope, memberAdded: { personId: 'p', role: 'ROLE_OWNER' } }),
+      ),
+    ).toMatchObject({ type: 'MemberAdded', role: 'owner' });
+  });
+
+  it.each<PersonEvent>([
+    {
+      type: 'PersonSignedUp',
+      eventId: 'e',
+      personId: 'person_1',
+      occurredAt: at,
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g',
+    },
+    {
+      type: 'PasswordChanged',
+      eventId: 'e',
+      personId: 'person_1',
+      occurredAt: at,
+      passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$bmV3c2FsdA$bmV3aGFzaA',
+    },
+  ])('person event $type', (event) => {
+    expect(personEventFromWire(throughProtobuf('person', personEventToWire(event)))).toEqual(event);
   });
 
   const sandbox = { eventId: 'e', sandboxId: 'sbx_1', orgId: 'o', occurredAt: at };
