@@ -8,12 +8,17 @@ import type { PgPool } from '../platform/postgres.ts';
 /**
  * Claims an email for a person before their PersonSignedUp is published. True when the person
  * holds the claim (just taken, or theirs already: a retried sign-up); false when someone else does.
+ * A claim a minute old whose person never reached the read model is taken over: its sign-up
+ * failed in a way that left it behind (the process died between claiming and publishing).
  */
 export async function claimEmail(pool: PgPool, email: string, personId: string): Promise<boolean> {
   const result = await pool.query<{ person_id: string }>(
     `WITH claimed AS (
-       INSERT INTO email_claims (email, person_id, claimed_at) VALUES ($1, $2, now())
-       ON CONFLICT (email) DO NOTHING RETURNING person_id
+       INSERT INTO email_claims AS c (email, person_id, claimed_at) VALUES ($1, $2, now())
+       ON CONFLICT (email) DO UPDATE SET person_id = EXCLUDED.person_id, claimed_at = now()
+         WHERE c.claimed_at < now() - interval '1 minute'
+           AND NOT EXISTS (SELECT 1 FROM people p WHERE p.person_id = c.person_id)
+       RETURNING person_id
      )
      SELECT person_id FROM claimed UNION ALL SELECT person_id FROM email_claims WHERE email = $1`,
     [normalizeEmail(email), personId],
@@ -60,4 +65,18 @@ export async function personById(pool: PgPool, personId: string): Promise<Person
     personId,
   ]);
   return toPerson(result.rows[0]);
+}
+
+/** People by id, for lists of members; an id not (yet) in the read model is left out. */
+export async function peopleByIds(
+  pool: PgPool,
+  personIds: readonly string[],
+): Promise<Map<string, PersonState>> {
+  const result = await pool.query<PersonRow>(
+    `SELECT ${personColumns} FROM people WHERE person_id = ANY($1)`,
+    [personIds],
+  );
+  return new Map(
+    result.rows.flatMap((row) => toPerson(row) ?? []).map((person) => [person.personId, person]),
+  );
 }

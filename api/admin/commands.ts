@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { decide, type OrgCommand } from '../../domain/orgs/decide.ts';
 import type { OrgEvent, Role, Scope } from '../../domain/orgs/events.ts';
 import { operator } from '../../domain/orgs/membership.ts';
@@ -11,7 +11,7 @@ import { publishOrgEvents } from '../../producers/org.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { loadOrg } from '../../stores/org.ts';
 import { personByEmail } from '../../stores/people.ts';
-import { hashApiKey } from '../auth/plugin.ts';
+import { newApiKey } from '../auth/api-keys.ts';
 
 // The admin commands that stand in for the dashboard's Settings page: load the org from its read
 // model, decide, publish, and wait until the read model shows the result, so that the next
@@ -85,15 +85,15 @@ export async function createApiKey(
   scopes: Scope[],
   name = 'default',
 ): Promise<CreatedKey> {
-  const key = `orr_${randomBytes(24).toString('base64url')}`;
+  const { key, keyHash, keyPrefix } = newApiKey();
   const keyId = newId('key');
   await execute(deps, {
     ...meta(orgId),
     type: 'CreateApiKey',
     keyId,
     name,
-    keyHash: hashApiKey(key),
-    keyPrefix: key.slice(0, 10),
+    keyHash,
+    keyPrefix,
     scopes,
     createdBy: '',
   });

@@ -11,7 +11,7 @@ interface EventBase {
 export type PersonEvent =
   | (EventBase & {
       type: 'PersonSignedUp';
-      /** Normalized (./email.ts): the login name, unique across people. */
+      /** Normalized (./credentials.ts): the login name, unique across people. */
       email: string;
       name: string;
       /** An argon2id PHC string; the password itself is never published or stored. */
