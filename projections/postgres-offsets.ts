@@ -2,15 +2,32 @@ import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.
 import type { Delivered } from './projection.ts';
 
 /**
- * Applies a batch to Postgres exactly once: in one transaction it reads where this group has got
- * to in each partition, applies only the messages past that point, and moves the offsets. A batch
- * delivered again (the consumer died before committing to Kafka) is recognised and skipped.
+ * Applies a batch to Postgres exactly once, one event at a time: `projectBatchOnce` with `apply`
+ * called for each event not applied yet, in delivery order.
  */
-export async function projectOnce<E>(
+export function projectOnce<E>(
   pool: PgPool,
   groupId: string,
   batch: Delivered<E>[],
   apply: (client: PgClient, event: E) => Promise<unknown>,
+): Promise<void> {
+  return projectBatchOnce(pool, groupId, batch, async (client, events) => {
+    for (const event of events) await apply(client, event);
+  });
+}
+
+/**
+ * Applies a batch to Postgres exactly once: in one transaction it reads where this group has got
+ * to in each partition, gives `applyAll` the messages past that point (their events, in delivery
+ * order; not called when there are none), and moves the offsets. A batch delivered again (the
+ * consumer died before committing to Kafka) is recognised and skipped. For set-based writes: one
+ * statement for the whole batch instead of one per event.
+ */
+export async function projectBatchOnce<E>(
+  pool: PgPool,
+  groupId: string,
+  batch: Delivered<E>[],
+  applyAll: (client: PgClient, events: E[]) => Promise<unknown>,
 ): Promise<void> {
   if (batch.length === 0) return;
   await inTransaction(pool, async (client) => {
@@ -26,13 +43,15 @@ export async function projectOnce<E>(
       stored.set(key, BigInt(result.rows[0]?.next_offset ?? '0'));
     }
     const next = new Map(stored);
+    const fresh: E[] = [];
     for (const message of batch) {
       const key = `${message.topic}\u0000${message.partition}`;
       const offset = BigInt(message.offset);
       if (offset < (next.get(key) ?? 0n)) continue;
-      await apply(client, message.event);
+      fresh.push(message.event);
       next.set(key, offset + 1n);
     }
+    if (fresh.length > 0) await applyAll(client, fresh);
     for (const [key, offset] of next) {
       if (offset === stored.get(key)) continue;
       const [topic, partition] = key.split('\u0000') as [string, string];

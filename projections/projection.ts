@@ -27,9 +27,10 @@ export interface Projection<E> {
   /** How long a fetch waits to fill a batch: about a second for analytics, less for state. */
   readonly maxWaitMs?: number;
   /**
-   * For stores that want few, large writes (ClickHouse): the partitions' batches are consumed
-   * concurrently and gathered into one `project` call (consumers/gather.ts), each partition's
-   * offsets committed once that write is done.
+   * For writes that want to be few and large (a ClickHouse insert; a Postgres transaction that
+   * costs more than the rows in it): the partitions' batches are consumed concurrently and
+   * gathered into one `project` call (consumers/gather.ts), each partition's offsets committed
+   * once that write is done.
    */
   readonly gather?: GatherLimits;
 }
