@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { scopes } from '../../domain/orgs/events.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
+import { keyPrincipalOf } from '../auth/plugin.ts';
 import { errorResponses } from '../error-responses.ts';
 import { errorHandler, jsonErrorFormat } from '../errors.ts';
 
@@ -25,7 +26,7 @@ export const accountPlugin: FastifyPluginAsyncZod<{ directory: OrgDirectory }> =
       schema: { tags: ['account'], response: { 200: meAnswer, ...errorResponses('account') } },
     },
     async (request) => {
-      const principal = request.principal!;
+      const principal = keyPrincipalOf(request);
       const org = directory.org(principal.orgId)!;
       return {
         data: {

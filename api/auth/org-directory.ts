@@ -9,9 +9,21 @@ import { decodeValue } from '../../platform/registry.ts';
 import { orgEventFromWire } from '../../schemas/events/org-mapping.ts';
 import { topics } from '../../schemas/events/topics.ts';
 
+/** Who a request acts as: an org's API key, or a person in a dashboard session acting in an org. */
+export type Principal = KeyPrincipal | MemberPrincipal;
+
 export interface KeyPrincipal {
+  kind: 'key';
   orgId: string;
   keyId: string;
+  scopes: readonly Scope[];
+}
+
+/** A member at the dashboard may do what the org may: every scope. */
+export interface MemberPrincipal {
+  kind: 'member';
+  orgId: string;
+  personId: string;
   scopes: readonly Scope[];
 }
 
@@ -87,7 +99,7 @@ export class OrgDirectory {
     if (!entry) return undefined;
     const key = this.orgs.get(entry.orgId)?.keys[entry.keyId];
     if (!key || key.revoked) return undefined;
-    return { orgId: entry.orgId, keyId: key.keyId, scopes: key.scopes };
+    return { kind: 'key', orgId: entry.orgId, keyId: key.keyId, scopes: key.scopes };
   }
 }
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Scope } from '../../domain/orgs/events.ts';
+import { type Scope, scopes } from '../../domain/orgs/events.ts';
 import { isMember } from '../../domain/orgs/membership.ts';
 import type { SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
 import { ApiError, insufficientScope, KeysNotLoaded, unauthorized } from '../errors.ts';
 import { hashApiKey } from './api-keys.ts';
-import type { KeyPrincipal, OrgDirectory } from './org-directory.ts';
+import type { KeyPrincipal, OrgDirectory, Principal } from './org-directory.ts';
 import { isSandboxToken, type SandboxTokenCodec } from './sandbox-tokens.ts';
 
 declare module 'fastify' {
@@ -26,14 +26,13 @@ declare module 'fastify' {
     /**
      * For what a dashboard session may do besides a key (spec 002, "Authentication" 2): a live key
      * with `scope` (sets `principal`) when `Authorization` is sent, else a live session (sets
-     * `person`, and `member` in the org named by the `Orrery-Org` header, or the person's only org).
+     * `person`, and a member `principal` in the org named by the `Orrery-Org` header, or the
+     * person's only org).
      */
-    requireKeyOrSession(scope: Scope): onRequestHookHandler;
+    requireKeyOrSession(scope?: Scope): onRequestHookHandler;
   }
   interface FastifyRequest {
-    principal?: KeyPrincipal;
-    /** A session's person acting in one of their orgs. */
-    member?: { orgId: string; personId: string };
+    principal?: Principal;
     sandboxToken?: SandboxTokenPayload;
   }
 }
@@ -64,7 +63,6 @@ export const authPlugin = fp<AuthOptions>(
       return directory.principal(hashApiKey(key));
     };
     app.decorateRequest('principal', undefined);
-    app.decorateRequest('member', undefined);
     app.decorateRequest('sandboxToken', undefined);
     app.decorate('requireKey', (scope?: Scope): onRequestHookHandler => {
       return async (request: FastifyRequest, _reply: FastifyReply) => {
@@ -75,7 +73,7 @@ export const authPlugin = fp<AuthOptions>(
         request.principal = principal;
       };
     });
-    app.decorate('requireKeyOrSession', (scope: Scope): onRequestHookHandler => {
+    app.decorate('requireKeyOrSession', (scope?: Scope): onRequestHookHandler => {
       const byKey = app.requireKey(scope);
       const bySession = app.requireSession();
       return async function keyOrSession(
@@ -87,7 +85,8 @@ export const authPlugin = fp<AuthOptions>(
           return byKey.call(this, request, reply, () => undefined);
         await bySession.call(this, request, reply, () => undefined);
         const personId = request.person!.personId;
-        request.member = { orgId: sessionOrg(directory, personId, request.headers[orgHeader]), personId };
+        const orgId = sessionOrg(directory, personId, request.headers[orgHeader]);
+        request.principal = { kind: 'member', orgId, personId, scopes };
       };
     });
     app.decorate('requireKeyOrSandboxToken', (scope: Scope, options: { fromQuery?: boolean } = {}) => {
@@ -110,6 +109,13 @@ export const authPlugin = fp<AuthOptions>(
   },
   { name: 'orrery-auth', dependencies: ['orrery-sessions'] },
 );
+
+/** The key a `requireKey` route was called with (a session never reaches such a route). */
+export function keyPrincipalOf(request: FastifyRequest): KeyPrincipal {
+  const principal = request.principal;
+  if (principal?.kind !== 'key') throw unauthorized();
+  return principal;
+}
 
 /** The header a dashboard session names its org with, as Stripe's `Stripe-Account` does. */
 export const orgHeader = 'orrery-org';

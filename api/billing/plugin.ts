@@ -21,7 +21,7 @@ export const billingPlugin: FastifyPluginAsyncZod<{ pool?: PgPool }> = async (ap
   app.get(
     '/summary',
     {
-      onRequest: app.requireKey(),
+      onRequest: app.requireKeyOrSession(),
       schema: {
         tags: ['billing'],
         querystring: summaryQuery,

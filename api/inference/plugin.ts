@@ -10,6 +10,7 @@ import { newId } from '../../platform/ids.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
+import { keyPrincipalOf } from '../auth/plugin.ts';
 import { errorResponses } from '../error-responses.ts';
 import { errorHandler } from '../errors.ts';
 import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
@@ -81,7 +82,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         },
       },
       async (request, reply) => {
-        const principal = request.principal!;
+        const principal = keyPrincipalOf(request);
         const model = models.get(request.params.model);
         if (!model?.writes.includes(endpoint)) throw inferenceApiError('model_not_found');
         const prepared = served.prepare(request.body, model);
@@ -178,7 +179,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
   app.get(
     '/requests',
     {
-      onRequest: app.requireKey('inference:invoke'),
+      onRequest: app.requireKeyOrSession('inference:invoke'),
       schema: {
         tags: ['inference'],
         querystring: requestsQuery,

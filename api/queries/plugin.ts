@@ -34,7 +34,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
   const clickhouse = opts.clickhouse ?? createClickHouse();
   if (!opts.clickhouse) app.addHook('onClose', () => clickhouse.close());
   app.setErrorHandler(errorHandler(jsonErrorFormat));
-  app.addHook('onRequest', app.requireKey('traces:write'));
+  app.addHook('onRequest', app.requireKeyOrSession('traces:write'));
   const orgOf = (request: { principal?: { orgId: string } }) => request.principal!.orgId;
 
   app.get(

@@ -43,10 +43,13 @@ export interface Caller {
 export function callerOf(request: FastifyRequest): Caller {
   const token = request.sandboxToken;
   if (token) return { orgId: token.orgId, minter: token.minter, token };
-  const { principal, member } = request;
-  if (principal) return { orgId: principal.orgId, minter: { kind: 'key', keyId: principal.keyId } };
-  if (member) return { orgId: member.orgId, minter: { kind: 'person', personId: member.personId } };
-  throw new SandboxError('unauthorized');
+  const { principal } = request;
+  if (!principal) throw new SandboxError('unauthorized');
+  const minter: Minter =
+    principal.kind === 'key'
+      ? { kind: 'key', keyId: principal.keyId }
+      : { kind: 'person', personId: principal.personId };
+  return { orgId: principal.orgId, minter };
 }
 
 export class SandboxAccess {

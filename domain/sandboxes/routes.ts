@@ -14,7 +14,7 @@ export interface SandboxRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   access: RouteAccess;
-  /** A dashboard session may call it too (spec, "Authentication" 2: minting a token). */
+  /** A dashboard session may call it too (spec, "Authentication" 2: minting a token; the lists). */
   dashboardSession?: true;
   /** The client package's calls that use this route. */
   clientMethods: readonly string[];
@@ -31,12 +31,14 @@ export const sandboxRoutes = {
     method: 'GET',
     path: '/sandboxes',
     access: 'api_key_only',
+    dashboardSession: true,
     clientMethods: ['sandboxes.list'],
   },
   'sandboxes.get': {
     method: 'GET',
     path: '/sandboxes/:id',
     access: 'api_key_only',
+    dashboardSession: true,
     clientMethods: ['sandboxes.get', 'Sandbox.refresh'],
   },
   'sandbox.update': {

@@ -195,3 +195,23 @@ describe('keys under Settings', () => {
     expect(answer.json().error.code).toBe('org_not_found');
   });
 });
+
+describe('what the dashboard reads with a session', () => {
+  it("reads the org's billing, request log, traces and sandboxes without a key, and nothing without a session", async () => {
+    const owner = await signUp(platform.api);
+    const reads = ['/api/billing/summary', '/api/inference/requests', '/api/traces', '/api/sandboxes'];
+    for (const url of reads) {
+      const answer = await asPerson(platform.api, owner, 'GET', url);
+      expect(answer.statusCode, `${url}: ${answer.body}`).toBe(200);
+      const anonymous = await platform.api.inject({ method: 'GET', url });
+      expect(anonymous.statusCode, url).toBe(401);
+    }
+    // Another org's id in Orrery-Org is refused, naming the header.
+    const other = await signUp(platform.api);
+    const foreign = await asPerson(platform.api, owner, 'GET', '/api/billing/summary', {
+      headers: { 'orrery-org': orgOf(other) },
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().error).toMatchObject({ code: 'org_not_found', param: 'Orrery-Org' });
+  });
+});
