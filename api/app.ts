@@ -120,7 +120,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const sandboxTokens = sandboxTokenCodec(tokenSecret);
   await app.register(sessionPlugin, { pool: deps.pool, now: deps.clock });
   await app.register(authPlugin, { directory: deps.directory, sandboxTokens, keysLoaded: deps.ready });
-  await app.register(accountPlugin, { prefix: '/api', directory: deps.directory });
+  await app.register(accountPlugin, { prefix: '/api', directory: deps.directory, pool: deps.pool });
   await app.register(peoplePlugin, { prefix: '/api', ...deps, now: deps.clock });
   // A group waits for the org's lease no longer than its caller waits for Kafka, and a lease
   // outlives a publish, so only a process that died or stalled loses one.

@@ -4027,6 +4027,7 @@ export interface paths {
                             data: {
                                 key: {
                                     id: string;
+                                    name: string;
                                     scopes: ("inference:invoke" | "traces:write" | "sandboxes:write")[];
                                 };
                                 org: {
@@ -4034,6 +4035,12 @@ export interface paths {
                                     name: string;
                                     tracing_enabled: boolean;
                                 };
+                                /** @description who created the key (Settings or the command-line login); null for an operator's key */
+                                person: {
+                                    email: string;
+                                    id: string;
+                                    name: string;
+                                } | null;
                             };
                         };
                     };

@@ -39,7 +39,8 @@ describe('API key lifecycle through the shared auth hook', () => {
     expect(known).toBe(true);
     const answer = (await me(key)).json();
     expect(answer.data.org).toEqual({ id: org.orgId, name: 'Key Lifecycle', tracing_enabled: false });
-    expect(answer.data.key).toEqual({ id: keyId, scopes: ['traces:write'] });
+    expect(answer.data.key).toEqual({ id: keyId, name: 'default', scopes: ['traces:write'] });
+    expect(answer.data.person).toBeNull();
 
     const scoped = await platform.api.inject({
       method: 'GET',

@@ -105,7 +105,14 @@ describe('command-line login', () => {
       url: '/api/me',
       headers: { authorization: `Bearer ${token.access_token}` },
     });
-    expect(me.json().data.key).toEqual({ id: token.key_id, scopes: ['traces:write', 'sandboxes:write'] });
+    expect(me.json().data).toMatchObject({
+      key: {
+        id: token.key_id,
+        name: expect.stringMatching(/^orrery-cli login /),
+        scopes: ['traces:write', 'sandboxes:write'],
+      },
+      person: { id: person.personId, email: person.email },
+    });
     const keys = (await asPerson(platform.api, person, 'GET', `/api/orgs/${orgId}/keys`)).json().data;
     expect(keys).toContainEqual(expect.objectContaining({ id: token.key_id, created_by: person.personId }));
 

@@ -161,6 +161,7 @@ describe('keys under Settings', () => {
       platform.api.inject({ method: 'GET', url: '/api/me', headers: { authorization: `Bearer ${key.key}` } });
     expect((await me()).json().data.key).toEqual({
       id: key.id,
+      name: 'playground',
       scopes: ['inference:invoke', 'traces:write'],
     });
 
