@@ -18,6 +18,9 @@ import type { Unusable } from './commands.ts';
 import { idParams, type SandboxContext } from './context.ts';
 import { desktopNotConfigured } from './errors.ts';
 
+/** How often an open screen looks whether its token's minter is still active. */
+const minterCheckMs = 1000;
+
 // The live screen (spec, "Endpoints": `GET /sandboxes/:id/screen?token=<token>`, a WebSocket
 // carrying VNC (RFB) in binary frames; "Embeddable screen"). Upgrades go through Fastify's own
 // routing, as @fastify/websocket does it, so the screen route has the same auth hook, token
@@ -105,12 +108,21 @@ export class ScreenHub {
         this.logger.warn({ err: error, sandboxId: sandbox.id }, 'screen: VNC connection failed');
         closeWith(1011, 'desktop connection failed');
       });
-      const left = caller.token ? caller.token.expiresAt.getTime() - this.ctx.now().getTime() : undefined;
+      const { token } = caller;
+      const left = token ? token.expiresAt.getTime() - this.ctx.now().getTime() : undefined;
       const expiry =
         left === undefined ? undefined : setTimeout(() => closeWith(1000, 'token expired'), left);
+      // A screen already open stops too once its token's key is revoked or its person leaves the
+      // org (spec, "Authentication" 6): the directory is in memory, so looking each second is cheap.
+      const minterWatch = token
+        ? setInterval(() => {
+            if (!this.ctx.access.minterActive(token)) closeWith(1008, 'token revoked');
+          }, minterCheckMs)
+        : undefined;
       const closed = new Promise<void>((resolve) =>
         ws.once('close', () => {
           clearTimeout(expiry);
+          clearInterval(minterWatch);
           vnc.destroy();
           this.untrack(sandbox.id, ws);
           resolve();

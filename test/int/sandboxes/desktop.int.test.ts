@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { createApiKey, revokeApiKey } from '../../../api/admin/commands.ts';
+import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import { regionOutputSize } from '../../../domain/sandboxes/screen-geometry.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
+import { eventually } from '../../harness/platform.ts';
 import { openScreen } from '../../harness/rfb-client.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
@@ -121,6 +124,26 @@ describe('the screen', () => {
     } finally {
       api.clock.advance(-58);
     }
+  }, 30_000);
+
+  it('closes an open screen within about a second of its minting key being revoked', async () => {
+    const minter = await createApiKey(api.platform.admin, api.orgId, ['sandboxes:write'], 'screen minter');
+    await eventually(async () => api.platform.directory.principal(hashApiKey(minter.key)), 5_000, 'the key');
+    const minted = await api.call('POST', `/api/sandboxes/${id}/tokens`, {
+      body: { abilities: ['view'] },
+      bearer: minter.key,
+    });
+    const screen = await openScreen(url(minted.json().data.token));
+    expect(screen.ws.readyState).toBe(WebSocket.OPEN);
+    await revokeApiKey(api.platform.admin, api.orgId, minter.keyId);
+    await eventually(
+      async () => (api.platform.directory.principal(hashApiKey(minter.key)) ? undefined : true),
+      5_000,
+      'the revocation',
+    );
+    const revokedAt = Date.now();
+    expect(await screen.closed).toEqual({ code: 1008, reason: 'token revoked' });
+    expect(Date.now() - revokedAt).toBeLessThan(2_000);
   }, 30_000);
 
   it('closes cleanly when the desktop stops; the desktop then reports not running', async () => {
