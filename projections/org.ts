@@ -44,6 +44,12 @@ const writers: {
     ),
   TracingEnabled: (client, event) =>
     client.query('UPDATE orgs SET tracing_enabled = true WHERE org_id = $1', [event.orgId]),
+  TracingRequested: (client, event) =>
+    client.query(
+      `UPDATE orgs SET tracing_requested_at = $2, tracing_requested_by = $3
+       WHERE org_id = $1 AND tracing_requested_at IS NULL`,
+      [event.orgId, event.occurredAt, event.personId],
+    ),
   ChargePosted: (client, event) =>
     client.query(
       `INSERT INTO charges (charge_id, org_id, model, day, cents, posted_at)

@@ -8,8 +8,15 @@ import type { PgPool } from '../platform/postgres.ts';
  * commands (api/admin/commands.ts) and the charge posting (jobs/post-charges.ts).
  */
 export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
-  const org = await pool.query<{ name: string; tracing_enabled: boolean; created_at: Date }>(
-    'SELECT name, tracing_enabled, created_at FROM orgs WHERE org_id = $1',
+  const org = await pool.query<{
+    name: string;
+    tracing_enabled: boolean;
+    tracing_requested_at: Date | null;
+    tracing_requested_by: string | null;
+    created_at: Date;
+  }>(
+    `SELECT name, tracing_enabled, tracing_requested_at, tracing_requested_by, created_at
+     FROM orgs WHERE org_id = $1`,
     [orgId],
   );
   const row = org.rows[0];
@@ -59,6 +66,9 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
     name: row.name,
     createdAt: row.created_at,
     tracingEnabled: row.tracing_enabled,
+    ...(row.tracing_requested_at === null
+      ? {}
+      : { tracingRequested: { at: row.tracing_requested_at, by: row.tracing_requested_by ?? '' } }),
     creditGrantedCents: grants.rows.reduce((sum, grant) => sum + grant.amount_cents, 0),
     grantIds: IdSet(grants.rows.map((grant) => grant.grant_id)),
     chargedCents: charges.rows.reduce((sum, charge) => sum + charge.cents, 0),

@@ -11,6 +11,7 @@ import {
   enableTracing,
   grantCredit,
   revokeApiKey,
+  tracingRequests,
 } from './commands.ts';
 
 // `npm run admin -- <noun> <verb> [flags] [--json]`: the Settings page until there is a dashboard.
@@ -21,6 +22,7 @@ const usage = `usage:
   npm run admin -- key revoke --org <org_id> --key <key_id> [--json]
   npm run admin -- credit grant --org <org_id> --cents <n> [--reason <text>] [--json]
   npm run admin -- tracing enable --org <org_id> [--json]
+  npm run admin -- tracing requests [--json]      (orgs that asked to join the beta, oldest first)
   npm run admin -- member add --org <org_id> --email <email> --role <role> [--json]
 scopes: ${scopes.join(', ')}
 roles: ${roles.join(', ')} (the person signed up with that email first)`;
@@ -88,6 +90,8 @@ async function run(deps: AdminDeps, command: string, values: ReturnType<typeof p
     }
     case 'tracing enable':
       return enableTracing(deps, required(values.org, 'org'));
+    case 'tracing requests':
+      return tracingRequests(deps.pool);
     case 'member add':
       return addMember(
         deps,
@@ -142,6 +146,11 @@ function describe(command: string, result: unknown, values: ReturnType<typeof pa
   if (command === 'key create') {
     const key = result as { key: string; keyId: string };
     return `created ${key.keyId}\n${key.key}\n(the key is shown once: store it now)`;
+  }
+  if (command === 'tracing requests') {
+    const requests = result as Awaited<ReturnType<typeof tracingRequests>>;
+    if (requests.length === 0) return 'no org is waiting to join the tracing beta';
+    return requests.map((request) => `${request.orgId}\t${request.name}\t${request.requestedAt}`).join('\n');
   }
   if (command === 'member add') {
     const { orgId } = result as { orgId: string };

@@ -40,6 +40,7 @@ const projected: {
   ApiKeyRevoked: (org, event) => org.keys[event.keyId]?.revoked === true,
   CreditGranted: (org, event) => org.grantIds.has(event.grantId),
   TracingEnabled: (org) => org.tracingEnabled,
+  TracingRequested: (org) => org.tracingRequested !== undefined,
   ChargePosted: (org, event) => org.chargeIds.has(event.chargeId),
   MemberAdded: (org, event) => org.members[event.personId]?.role === event.role,
   MemberRemoved: (org, event) => org.members[event.personId] === undefined,
@@ -132,4 +133,17 @@ export async function addMember(
     personId: person.personId,
     role,
   }))!;
+}
+
+/** The orgs that asked to join the tracing beta and are not in it yet, oldest request first. */
+export async function tracingRequests(pool: PgPool) {
+  const { rows } = await pool.query<{ org_id: string; name: string; tracing_requested_at: Date }>(
+    `SELECT org_id, name, tracing_requested_at FROM orgs
+     WHERE tracing_requested_at IS NOT NULL AND NOT tracing_enabled ORDER BY tracing_requested_at`,
+  );
+  return rows.map((row) => ({
+    orgId: row.org_id,
+    name: row.name,
+    requestedAt: row.tracing_requested_at.toISOString(),
+  }));
 }

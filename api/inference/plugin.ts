@@ -10,7 +10,6 @@ import { newId } from '../../platform/ids.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
-import { keyPrincipalOf } from '../auth/plugin.ts';
 import { errorResponses } from '../error-responses.ts';
 import { errorHandler } from '../errors.ts';
 import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
@@ -73,7 +72,8 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       `/:model/v1/${endpoint}`,
       {
         // No answer without its usage event: while Kafka is away, 503 before the model is asked.
-        onRequest: [app.requireKey('inference:invoke'), app.refuseWhileAway(['kafka'])],
+        // A dashboard session too: the Playground sends its requests with the person's session.
+        onRequest: [app.requireKeyOrSession('inference:invoke'), app.refuseWhileAway(['kafka'])],
         schema: {
           tags: ['inference'],
           params: z.object({ model: z.string() }),
@@ -82,7 +82,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         },
       },
       async (request, reply) => {
-        const principal = keyPrincipalOf(request);
+        const principal = request.principal!;
         const model = models.get(request.params.model);
         if (!model?.writes.includes(endpoint)) throw inferenceApiError('model_not_found');
         const prepared = served.prepare(request.body, model);
@@ -131,7 +131,8 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           orgId: principal.orgId,
           occurredAt: occurredAt ?? new Date(),
           requestId,
-          keyId: principal.keyId,
+          // The request log's "key that made it"; a Playground request has none.
+          keyId: principal.kind === 'key' ? principal.keyId : '',
           model: model.name,
           endpoint,
           inputTokens: modelReply.inputTokens,
@@ -195,11 +196,14 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         data: page.rows.map((row) => ({
           id: row.request_id,
           created_at: new Date(Number(row.occurred_at_ms)).toISOString(),
-          key: {
-            id: row.key_id,
-            name: keys[row.key_id]?.name ?? null,
-            prefix: keys[row.key_id]?.keyPrefix ?? null,
-          },
+          key:
+            row.key_id === ''
+              ? null
+              : {
+                  id: row.key_id,
+                  name: keys[row.key_id]?.name ?? null,
+                  prefix: keys[row.key_id]?.keyPrefix ?? null,
+                },
           model: row.model,
           endpoint: row.endpoint as (typeof inferenceEndpoints)[number],
           input_tokens: Number(row.input_tokens),

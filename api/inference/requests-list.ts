@@ -24,7 +24,10 @@ export type RequestsQuery = z.output<typeof requestsQuery>;
 export const requestRow = z.object({
   id: z.string(),
   created_at: z.string(),
-  key: z.object({ id: z.string(), name: z.string().nullable(), prefix: z.string().nullable() }),
+  key: z
+    .object({ id: z.string(), name: z.string().nullable(), prefix: z.string().nullable() })
+    .nullable()
+    .describe("the key that made the request; null for the dashboard's Playground (a session)"),
   model: z.string(),
   endpoint: z.enum(inferenceEndpoints),
   input_tokens: z.number().int(),

@@ -85,6 +85,27 @@ function keyData(org: OrgState) {
   }));
 }
 
+const orgAnswer = z.object({
+  data: z.object({
+    id: z.string(),
+    name: z.string(),
+    role: z.enum(roles),
+    tracing: z.object({
+      enabled: z.boolean(),
+      requested_at: z.string().nullable().describe('when a member asked to join the tracing beta'),
+    }),
+  }),
+});
+
+function orgData(org: OrgState, personId: string) {
+  return {
+    id: org.orgId,
+    name: org.name,
+    role: org.members[personId]!.role,
+    tracing: { enabled: org.tracingEnabled, requested_at: org.tracingRequested?.at.toISOString() ?? null },
+  };
+}
+
 export const orgRoutes: FastifyPluginAsyncZod<OrgRouteDeps> = async (app, deps) => {
   const { pool, directory, commands, now } = deps;
   const session = app.requireSession();
@@ -96,6 +117,43 @@ export const orgRoutes: FastifyPluginAsyncZod<OrgRouteDeps> = async (app, deps) 
     return org;
   };
   const actorOf = (personId: string) => ({ kind: 'person', personId }) as const;
+
+  app.get(
+    '/orgs/:orgId',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'The org as its member sees it, with its tracing beta status',
+        params: orgParams,
+        response: { 200: orgAnswer, ...errorResponses('people') },
+      },
+    },
+    async (request) => {
+      const personId = request.person!.personId;
+      return { data: orgData(memberOrg(request.params.orgId, personId), personId) };
+    },
+  );
+
+  app.post(
+    '/orgs/:orgId/tracing/request',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary:
+          'Ask to join the tracing beta (spec 001): an operator grants it; asking again changes nothing',
+        params: orgParams,
+        response: { 200: orgAnswer, ...errorResponses('people') },
+      },
+    },
+    async (request) => {
+      const personId = request.person!.personId;
+      const org = memberOrg(request.params.orgId, personId);
+      await commands.org({ ...commandMeta(org.orgId, now()), type: 'RequestTracing', personId });
+      return { data: orgData(directory.org(org.orgId)!, personId) };
+    },
+  );
 
   app.get(
     '/orgs/:orgId/members',

@@ -30,6 +30,7 @@ export type OrgCommand =
   | (CommandMeta & { type: 'RevokeApiKey'; keyId: string })
   | (CommandMeta & { type: 'GrantCredit'; grantId: string; amountCents: number; reason: string })
   | (CommandMeta & { type: 'EnableTracing' })
+  | (CommandMeta & { type: 'RequestTracing'; personId: string })
   | (CommandMeta & { type: 'PostCharge'; chargeId: string; model: string; day: string; cents: number })
   | MembershipCommand;
 
@@ -86,6 +87,17 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
       return requireOrg(state, command.orgId).tracingEnabled
         ? []
         : [{ ...base(command), type: 'TracingEnabled' }];
+    case 'RequestTracing': {
+      // Asked once: asking again, or in an org already in the beta, decides nothing.
+      const org = requireOrg(state, command.orgId);
+      if (!isMember(org, command.personId))
+        throw new OrgCommandRefused(
+          'not_member',
+          'Only a member of the org may ask for it to join the tracing beta.',
+        );
+      if (org.tracingEnabled || org.tracingRequested) return [];
+      return [{ ...base(command), type: 'TracingRequested', personId: command.personId }];
+    }
     case 'PostCharge': {
       // A charge is posted even when it takes the balance below zero: the usage happened. The
       // only guard is idempotence: a chargeId already posted decides nothing.

@@ -29,6 +29,9 @@ export type OrgEvent =
   | (EventBase & { type: 'ApiKeyRevoked'; keyId: string })
   | (EventBase & { type: 'CreditGranted'; grantId: string; amountCents: number; reason: string })
   | (EventBase & { type: 'TracingEnabled' })
+  // A member asked to join the tracing beta (spec 001, Authentication 4: "access is requested on
+  // the Tracing page"); an operator grants it with TracingEnabled.
+  | (EventBase & { type: 'TracingRequested'; personId: string })
   // A day's charge for one model (spec 000, Billing rules): posted by jobs/post-charges.ts, in
   // integer cents; `chargeId` is derived from what it charges, so posting it twice is one charge.
   | (EventBase & { type: 'ChargePosted'; chargeId: string; model: string; day: string; cents: number })

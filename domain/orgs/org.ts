@@ -40,6 +40,8 @@ export interface OrgState {
   name: string;
   createdAt: Date;
   tracingEnabled: boolean;
+  /** When a member first asked to join the tracing beta, and who; undefined until then. */
+  tracingRequested?: { at: Date; by: string };
   creditGrantedCents: number;
   /**
    * The ids already counted, so a redelivered grant or charge counts once. Persistent sets (each
@@ -112,6 +114,10 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
       };
     case 'TracingEnabled':
       return { ...state, tracingEnabled: true };
+    case 'TracingRequested':
+      return state.tracingRequested
+        ? state
+        : { ...state, tracingRequested: { at: event.occurredAt, by: event.personId } };
     case 'ChargePosted':
       if (state.chargeIds.has(event.chargeId)) return state;
       return {

@@ -26,6 +26,8 @@ export function orgEventToWire(event: OrgEvent): Record<string, unknown> {
     }
     case 'TracingEnabled':
       return { ...envelope, tracingEnabled: {} };
+    case 'TracingRequested':
+      return { ...envelope, tracingRequested: { personId: event.personId } };
     case 'ChargePosted': {
       const { chargeId, model, day, cents } = event;
       return { ...envelope, chargePosted: { chargeId, model, day, cents } };
@@ -106,6 +108,8 @@ export function orgEventFromWire(wire: Wire): OrgEvent | undefined {
       };
     case 'tracingEnabled':
       return { ...base, type: 'TracingEnabled' };
+    case 'tracingRequested':
+      return { ...base, type: 'TracingRequested', personId: text(body.personId) };
     case 'chargePosted':
       return {
         ...base,

@@ -3592,11 +3592,12 @@ export interface paths {
                                 fallback: boolean;
                                 id: string;
                                 input_tokens: number;
+                                /** @description the key that made the request; null for the dashboard's Playground (a session) */
                                 key: {
                                     id: string;
                                     name: string | null;
                                     prefix: string | null;
-                                };
+                                } | null;
                                 latency_ms: number;
                                 model: string;
                                 output_tokens: number;
@@ -4065,6 +4066,272 @@ export interface paths {
                 };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orgs/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org as its member sees it, with its tracing beta status */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "owner" | "member";
+                                tracing: {
+                                    enabled: boolean;
+                                    /** @description when a member asked to join the tracing beta */
+                                    requested_at: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The invitation was accepted, withdrawn, or has expired. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The JSON body is over 1 MiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5951,6 +6218,272 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orgs/{orgId}/tracing/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask to join the tracing beta (spec 001): an operator grants it; asking again changes nothing */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "owner" | "member";
+                                tracing: {
+                                    enabled: boolean;
+                                    /** @description when a member asked to join the tracing beta */
+                                    requested_at: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The invitation was accepted, withdrawn, or has expired. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The JSON body is over 1 MiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

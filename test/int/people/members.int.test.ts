@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enableTracing, grantCredit, tracingRequests } from '../../../api/admin/commands.ts';
+import { type ModelServer, startModelServer } from '../../harness/model-server.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { asPerson, type LoggedIn, signUp, uniqueEmail } from './given.ts';
 
@@ -6,10 +8,27 @@ import { asPerson, type LoggedIn, signUp, uniqueEmail } from './given.ts';
 // HTTP with the real stack: membership is the org stream's, read back by the API's directory.
 
 let platform: TestPlatform;
+let model: ModelServer;
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  model = await startModelServer(() => ({ line: 'Resetting a password', usage: { input: 30, output: 3 } }));
+  platform = await startTestPlatform({
+    models: [
+      {
+        name: 'scribe',
+        writes: ['titles', 'previews'],
+        baseUrl: model.baseUrl,
+        timeoutMs: 2000,
+        retries: 0,
+        maxTokens: 64,
+        answerPrefix: false,
+      },
+    ],
+  });
 });
-afterAll(() => platform.stop());
+afterAll(async () => {
+  await platform.stop();
+  await model.close();
+});
 
 const orgOf = (person: LoggedIn) => person.orgs[0]!.id;
 
@@ -214,5 +233,61 @@ describe('what the dashboard reads with a session', () => {
     });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().error).toMatchObject({ code: 'org_not_found', param: 'Orrery-Org' });
+  });
+});
+
+describe('the tracing beta', () => {
+  it('a member asks once; an operator sees the request and grants it', async () => {
+    const owner = await signUp(platform.api);
+    const orgId = orgOf(owner);
+    const org = async () => (await asPerson(platform.api, owner, 'GET', `/api/orgs/${orgId}`)).json().data;
+    expect((await org()).tracing).toEqual({ enabled: false, requested_at: null });
+    const asked = await asPerson(platform.api, owner, 'POST', `/api/orgs/${orgId}/tracing/request`);
+    expect(asked.statusCode, asked.body).toBe(200);
+    const requestedAt = asked.json().data.tracing.requested_at as string;
+    expect(Date.parse(requestedAt)).toBeGreaterThan(Date.now() - 60_000);
+    // Asking again changes nothing.
+    const again = await asPerson(platform.api, owner, 'POST', `/api/orgs/${orgId}/tracing/request`);
+    expect(again.json().data.tracing).toEqual({ enabled: false, requested_at: requestedAt });
+    const waiting = await eventually(
+      async () => (await tracingRequests(platform.pool)).find((request) => request.orgId === orgId),
+      5_000,
+      'the request in the read model',
+    );
+    expect(waiting.requestedAt).toBe(requestedAt);
+    await enableTracing(platform.admin, orgId);
+    await eventually(
+      async () => ((await org()).tracing.enabled ? true : undefined),
+      5_000,
+      'tracing enabled',
+    );
+    expect((await tracingRequests(platform.pool)).map((request) => request.orgId)).not.toContain(orgId);
+  });
+});
+
+describe('the Playground', () => {
+  it('asks for a title with the session (and its CSRF token); the request log shows it without a key', async () => {
+    const owner = await signUp(platform.api);
+    const orgId = orgOf(owner);
+    await grantCredit(platform.admin, orgId, 100, 'playground');
+    await eventually(async () => (platform.directory.hasCredit(orgId) ? true : undefined), 5_000, 'credit');
+    const body = { messages: [{ role: 'user', content: 'How do I reset my password?' }] };
+    const forged = await asPerson(platform.api, owner, 'POST', '/api/inference/scribe/v1/titles', {
+      body,
+      csrf: false,
+    });
+    expect(forged.statusCode).toBe(403);
+    const titled = await asPerson(platform.api, owner, 'POST', '/api/inference/scribe/v1/titles', { body });
+    expect(titled.statusCode, titled.body).toBe(200);
+    expect(titled.json()).toMatchObject({ object: 'title', text: 'Resetting a password', fallback: false });
+    const logged = await eventually(
+      async () => {
+        const rows = (await asPerson(platform.api, owner, 'GET', '/api/inference/requests')).json().data;
+        return rows.length > 0 ? rows : undefined;
+      },
+      10_000,
+      'the request in the log',
+    );
+    expect(logged[0]).toMatchObject({ model: 'scribe', endpoint: 'titles', key: null, input_tokens: 30 });
   });
 });

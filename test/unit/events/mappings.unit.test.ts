@@ -87,6 +87,7 @@ describe('event mappings round-trip through protobuf', () => {
       reason: 'r',
     },
     { type: 'TracingEnabled', eventId: 'e', orgId: 'o', occurredAt: at },
+    { type: 'TracingRequested', eventId: 'e', orgId: 'o', occurredAt: at, personId: 'person_1' },
     {
       type: 'ChargePosted',
       eventId: 'e',

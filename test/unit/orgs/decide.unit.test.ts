@@ -173,3 +173,28 @@ describe('evolve', () => {
     expect([org?.chargedCents, org?.chargeIds.size, org?.creditGrantedCents]).toEqual([10_000, 5_000, 500]);
   });
 });
+
+describe('asking to join the tracing beta', () => {
+  const owned = fold(decide({ ...meta, type: 'CreateOrg', name: 'Acme', owner: 'person_1' }, undefined));
+  const ask = (personId: string): OrgCommand => ({ ...meta, type: 'RequestTracing', personId });
+
+  it('is recorded once, with who asked and when', () => {
+    const events = decide(ask('person_1'), owned);
+    expect(events).toEqual([expect.objectContaining({ type: 'TracingRequested', personId: 'person_1' })]);
+    const asked = fold([
+      ...decide({ ...meta, type: 'CreateOrg', name: 'Acme', owner: 'person_1' }, undefined),
+      ...events,
+    ]);
+    expect(asked?.tracingRequested).toEqual({ at: now, by: 'person_1' });
+    expect(decide(ask('person_1'), asked)).toEqual([]);
+  });
+
+  it('decides nothing in an org already in the beta, and refuses a non-member', () => {
+    const enabled = fold([
+      ...decide({ ...meta, type: 'CreateOrg', name: 'Acme', owner: 'person_1' }, undefined),
+      ...decide({ ...meta, type: 'EnableTracing' }, owned),
+    ]);
+    expect(decide(ask('person_1'), enabled)).toEqual([]);
+    expect(() => decide(ask('person_9'), owned)).toThrow(expect.objectContaining({ code: 'not_member' }));
+  });
+});
