@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { InferenceModelConfig } from '../../platform/config.ts';
 
 /**
  * A scripted OpenAI-compatible chat-completions server: the stand-in for the language model
@@ -127,4 +128,17 @@ export async function refusedBaseUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/v1`;
+}
+
+/** A model for titles and previews served by `server`, as most tests deploy one. */
+export function scriptedModel(server: ModelServer, name = 'scribe'): InferenceModelConfig {
+  return {
+    name,
+    writes: ['titles', 'previews'],
+    baseUrl: server.baseUrl,
+    timeoutMs: 2000,
+    retries: 0,
+    maxTokens: 64,
+    answerPrefix: false,
+  };
 }

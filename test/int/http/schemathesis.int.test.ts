@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { enableTracing, grantCredit } from '../../../api/admin/commands.ts';
-import { type ModelServer, startModelServer } from '../../harness/model-server.ts';
+import { type ModelServer, scriptedModel, startModelServer } from '../../harness/model-server.ts';
 import { eventually } from '../../harness/platform.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes/given.ts';
 
@@ -46,17 +46,7 @@ beforeAll(async () => {
   api = await givenSandboxApi(
     {},
     {
-      models: [
-        {
-          name: 'scribe',
-          writes: ['titles', 'previews'],
-          baseUrl: model.baseUrl,
-          timeoutMs: 2000,
-          retries: 0,
-          maxTokens: 64,
-          answerPrefix: false,
-        },
-      ],
+      models: [scriptedModel(model)],
     },
   );
   const org = await api.newOrg('Schemathesis', ['inference:invoke', 'traces:write', 'sandboxes:write']);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enableTracing, grantCredit, tracingRequests } from '../../../api/admin/commands.ts';
-import { type ModelServer, startModelServer } from '../../harness/model-server.ts';
+import { type ModelServer, scriptedModel, startModelServer } from '../../harness/model-server.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { asPerson, type LoggedIn, signUp, uniqueEmail } from './given.ts';
 
@@ -11,19 +11,7 @@ let platform: TestPlatform;
 let model: ModelServer;
 beforeAll(async () => {
   model = await startModelServer(() => ({ line: 'Resetting a password', usage: { input: 30, output: 3 } }));
-  platform = await startTestPlatform({
-    models: [
-      {
-        name: 'scribe',
-        writes: ['titles', 'previews'],
-        baseUrl: model.baseUrl,
-        timeoutMs: 2000,
-        retries: 0,
-        maxTokens: 64,
-        answerPrefix: false,
-      },
-    ],
-  });
+  platform = await startTestPlatform({ models: [scriptedModel(model)] });
 });
 afterAll(async () => {
   await platform.stop();
