@@ -1,0 +1,9 @@
+import type { AccessSettings } from './access.ts';
+import type { Output } from './output.ts';
+import type { Sleep } from './sleep.ts';
+
+/** What every command is given: where and how to reach the API, the streams, the waits. */
+export interface Context extends AccessSettings {
+  output: Output;
+  sleep: Sleep;
+}
