@@ -48,6 +48,8 @@ export const routeKinds = {
   'people.login': { surface: 'json', statuses: [401, 403, 413, 415, 422, 429, 503] },
   /** The command-line login's OAuth endpoints (RFC 8628): RFC 6749's errors, all 400. */
   'people.device': { surface: 'oauth', statuses: [400, 413, 415, 429] },
+  /** RFC 7009 revocation: 200 whatever the token, 503 while the keys load. */
+  'people.revoke': { surface: 'oauth', statuses: [400, 413, 415, 503] },
   /** Everything else of the people surface: a session, and its CSRF token to change anything. */
   people: { surface: 'json', statuses: [401, 403, 404, 409, 410, 413, 414, 415, 422, 503] },
   /** GET /api/me: any live key. */

@@ -23,10 +23,10 @@ import {
   recordPoll,
   unmarkCollected,
 } from '../../stores/device-logins.ts';
-import { newApiKey } from '../auth/api-keys.ts';
+import { hashApiKey, newApiKey } from '../auth/api-keys.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
-import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
+import { ApiError, errorHandler, jsonErrorFormat, KeysNotLoaded } from '../errors.ts';
 import { requestPartValidator } from '../request-validation.ts';
 import { commandMeta, type PeopleCommands } from './commands.ts';
 import { oauthError, oauthErrorFormat } from './oauth-errors.ts';
@@ -42,6 +42,8 @@ export interface DeviceRouteDeps {
   directory: OrgDirectory;
   commands: PeopleCommands;
   now: () => Date;
+  /** Whether the directory has read the org stream to its end (else a key cannot be judged). */
+  keysLoaded: () => boolean;
 }
 
 const tags = ['people'];
@@ -65,6 +67,10 @@ const codeBody = z.object({
     .max(200)
     .optional()
     .describe('ignored: a login key holds traces:write and sandboxes:write'),
+});
+const revokeBody = z.object({
+  token: z.string().max(200).describe('the API key to revoke'),
+  token_type_hint: z.string().max(50).optional().describe('ignored: the token is an API key'),
 });
 const tokenBody = z.object({
   grant_type: z.string().max(200),
@@ -238,6 +244,40 @@ const oauthEndpoints: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps)
   );
 };
 
+/**
+ * RFC 7009 token revocation, for the command-line tool's `logout`: a key revokes itself (holding
+ * it is the proof). 200 whatever the token was, as the RFC says, so the answer tells nothing
+ * about other keys; a key the API cannot judge yet (just restarted) is 503, never a silent 200.
+ */
+const revocation: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
+  const { directory, commands, now, keysLoaded } = deps;
+  await app.register(formbody);
+  app.setErrorHandler(errorHandler(oauthErrorFormat));
+  app.setValidatorCompiler(requestPartValidator((refused) => oauthError('invalid_request', refused.message)));
+  app.post(
+    '/auth/revoke',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke an API key with the key itself (RFC 7009): the command-line logout',
+        body: revokeBody,
+        response: { 200: z.object({}), ...errorResponses('people.revoke') },
+      },
+    },
+    async (request) => {
+      if (!keysLoaded()) throw new KeysNotLoaded();
+      const principal = directory.principal(hashApiKey(request.body.token));
+      if (principal)
+        await commands.org({
+          ...commandMeta(principal.orgId, now()),
+          type: 'RevokeApiKey',
+          keyId: principal.keyId,
+        });
+      return {};
+    },
+  );
+};
+
 /** The dashboard's side: show a code's login, approve it for an org, or deny it. */
 const approvalRoutes: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
   const { pool, directory, now } = deps;
@@ -344,5 +384,6 @@ const approvalRoutes: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps)
 
 export const deviceRoutes: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
   await app.register(oauthEndpoints, deps);
+  await app.register(revocation, deps);
   await app.register(approvalRoutes, deps);
 };

@@ -18,11 +18,13 @@ export interface PeopleDeps {
   directory: OrgDirectory;
   producer: EventProducer;
   now?: () => Date;
+  /** Whether the org stream has been read to its end (keys are known). */
+  ready: () => boolean;
 }
 
 export const peoplePlugin: FastifyPluginAsyncZod<PeopleDeps> = async (
   app,
-  { pool, directory, producer, now },
+  { pool, directory, producer, now, ready },
 ) => {
   app.setErrorHandler(errorHandler(jsonErrorFormat));
   // Limits are counted in this process's memory: one API process serves a deployment here.
@@ -32,6 +34,7 @@ export const peoplePlugin: FastifyPluginAsyncZod<PeopleDeps> = async (
     directory,
     commands: new PeopleCommands(directory, producer),
     now: now ?? (() => new Date()),
+    keysLoaded: ready,
   };
   await app.register(accountRoutes, deps);
   await app.register(orgRoutes, deps);

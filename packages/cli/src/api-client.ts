@@ -103,6 +103,13 @@ export class ApiClient {
     if (answer.status >= 400) throw refusalOf(answer);
     return answer;
   }
+
+  /** A POST whose refusal throws ApiRefused. */
+  async post(path: string, options: { json?: unknown; form?: Record<string, string> }): Promise<Answer> {
+    const answer = await this.send('POST', path, options);
+    if (answer.status >= 400) throw refusalOf(answer);
+    return answer;
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -2269,6 +2269,135 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an API key with the key itself (RFC 7009): the command-line logout */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the API key to revoke */
+                        token: string;
+                        /** @description ignored: the token is an API key */
+                        token_type_hint?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description RFC 6749: `error` says why (`authorization_pending`, `slow_down`, `access_denied`, `expired_token`, `invalid_grant`, `invalid_request`). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description RFC 6749 / RFC 8628 error code: authorization_pending, slow_down, … */
+                            error: string;
+                            /** @description what went wrong and what to do next */
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description RFC 6749 / RFC 8628 error code: authorization_pending, slow_down, … */
+                            error: string;
+                            /** @description what went wrong and what to do next */
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description The JSON body is over 1 MiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description RFC 6749 / RFC 8628 error code: authorization_pending, slow_down, … */
+                            error: string;
+                            /** @description what went wrong and what to do next */
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description The body is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description RFC 6749 / RFC 8628 error code: authorization_pending, slow_down, … */
+                            error: string;
+                            /** @description what went wrong and what to do next */
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description RFC 6749 / RFC 8628 error code: authorization_pending, slow_down, … */
+                            error: string;
+                            /** @description what went wrong and what to do next */
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description RFC 6749 / RFC 8628 error code: authorization_pending, slow_down, … */
+                            error: string;
+                            /** @description what went wrong and what to do next */
+                            error_description: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/session": {
         parameters: {
             query?: never;

@@ -90,6 +90,15 @@ describe('orrery login', () => {
     expect(me.stdout).toMatch(
       new RegExp(`^${person.email} \\(${person.orgs[0]!.name}, orrery-cli login \\d{4}-\\d{2}-\\d{2}\\)\\n$`),
     );
+
+    // logout revokes the key at the API (RFC 7009), then forgets it.
+    const out = await runCli(['logout'], login.env);
+    expect(out, out.stderr).toMatchObject({ code: 0, stdout: '' });
+    expect(out.stderr).toContain(`revoked and forgot the key ${printed.key_id}`);
+    const afterLogout = await fetch(`${cli.url}/api/me`, {
+      headers: { authorization: `Bearer ${stored.key}` },
+    });
+    expect(afterLogout.status).toBe(401);
   });
 
   it('stops with exit 1 and the server’s description when the person denies the code', async () => {

@@ -178,3 +178,35 @@ describe('command-line login', () => {
     expect((await asPerson(platform.api, owner, 'GET', '/api/auth/device/NOTACODE')).statusCode).toBe(404);
   });
 });
+
+describe('revoking a key with itself (RFC 7009)', () => {
+  const revoke = (token: string) =>
+    platform.api.inject({
+      method: 'POST',
+      url: '/api/auth/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+    });
+
+  it('revokes the key sent, and answers 200 with nothing to tell for an unknown one', async () => {
+    const person = await signUp(platform.api);
+    const orgId = person.orgs[0]!.id;
+    const created = await asPerson(platform.api, person, 'POST', `/api/orgs/${orgId}/keys`, {
+      body: { name: 'laptop', scopes: ['traces:write'] },
+    });
+    const key = created.json().data.key as string;
+    const me = () =>
+      platform.api.inject({ method: 'GET', url: '/api/me', headers: { authorization: `Bearer ${key}` } });
+    expect((await me()).statusCode).toBe(200);
+    const answer = await revoke(key);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toEqual({});
+    expect((await me()).statusCode).toBe(401);
+    const keys = (await asPerson(platform.api, person, 'GET', `/api/orgs/${orgId}/keys`)).json().data;
+    expect(keys).toContainEqual(expect.objectContaining({ name: 'laptop', revoked: true }));
+    expect((await revoke('orr_no_such_key')).statusCode).toBe(200);
+    const malformed = await platform.api.inject({ method: 'POST', url: '/api/auth/revoke', payload: {} });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().error).toBe('invalid_request');
+  });
+});
