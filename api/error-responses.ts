@@ -64,6 +64,8 @@ export const routeKinds = {
   'inference.write': { surface: 'inference', statuses: [401, 402, 403, 404, 413, 414, 415, 422, 502, 503] },
   /** GET /api/inference/requests. */
   'inference.read': { surface: 'inference', statuses: [401, 403, 422, 503] },
+  /** GET /api/inference/models: no query. */
+  'inference.models': { surface: 'inference', statuses: [401, 403, 503] },
   /** POST /api/sandboxes: a JSON body (an empty one too). */
   'sandboxes.create': { surface: 'json', statuses: [401, 403, 413, 422, 503] },
   /** GET /api/sandboxes. */

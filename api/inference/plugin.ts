@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
 import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
 import { idempotencyKeyPattern } from '../../domain/usage/identity.ts';
@@ -55,6 +56,21 @@ function idempotencyKeyOf(header: string | string[] | undefined): string | undef
  * answer if it has one, else one upstream call (502), and the usage event acknowledged by Kafka
  * (503 usage_unavailable) before the answer.
  */
+const modelList = z.object({
+  data: z.array(
+    z.object({
+      id: z.string().describe('the name in /api/inference/<model>/v1/…'),
+      object: z.literal('model'),
+      writes: z.array(z.enum(inferenceEndpoints)),
+      deployed: z.boolean().describe('false: configured without a server, so its requests answer 503'),
+      price: z.object({
+        input_cents_per_million_tokens: z.number(),
+        output_cents_per_million_tokens: z.number(),
+      }),
+    }),
+  ),
+});
+
 export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = async (app, opts) => {
   app.setErrorHandler(errorHandler(inferenceErrorFormat, toInferenceError));
   app.setValidatorCompiler(parsedInHandler);
@@ -176,6 +192,30 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       },
     );
   }
+
+  app.get(
+    '/models',
+    {
+      onRequest: app.requireKeyOrSession('inference:invoke'),
+      schema: {
+        tags: ['inference'],
+        summary: 'The models served here, what each writes, and the price (the Playground lists them)',
+        response: { 200: modelList, ...errorResponses('inference.models') },
+      },
+    },
+    async () => ({
+      data: configured.map((model) => ({
+        id: model.name,
+        object: 'model' as const,
+        writes: [...model.writes],
+        deployed: deployments.has(model.name),
+        price: {
+          input_cents_per_million_tokens: Number(centsPerMillionInputTokens),
+          output_cents_per_million_tokens: 0,
+        },
+      })),
+    }),
+  );
 
   app.get(
     '/requests',

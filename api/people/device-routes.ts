@@ -29,7 +29,7 @@ import { errorResponses } from '../error-responses.ts';
 import { ApiError, errorHandler, jsonErrorFormat, KeysNotLoaded } from '../errors.ts';
 import { requestPartValidator } from '../request-validation.ts';
 import { commandMeta, type PeopleCommands } from './commands.ts';
-import { oauthError, oauthErrorFormat } from './oauth-errors.ts';
+import { oauthError, oauthErrorHandler } from './oauth-errors.ts';
 
 // The command-line login's server side, RFC 8628 (OAuth 2.0 device authorization grant): the CLI
 // asks for a code (`/auth/device/code`), shows the user code and the dashboard's page, and polls
@@ -123,7 +123,7 @@ const unknownCode = () =>
 const oauthEndpoints: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
   const { pool, directory, commands, now } = deps;
   await app.register(formbody);
-  app.setErrorHandler(errorHandler(oauthErrorFormat));
+  app.setErrorHandler(oauthErrorHandler);
   // RFC 6749 §5.2: a malformed request is 400 `invalid_request`, not the JSON surfaces' 422.
   app.setValidatorCompiler(requestPartValidator((refused) => oauthError('invalid_request', refused.message)));
   const perAddress = app.createRateLimit({
@@ -252,7 +252,7 @@ const oauthEndpoints: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps)
 const revocation: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
   const { directory, commands, now, keysLoaded } = deps;
   await app.register(formbody);
-  app.setErrorHandler(errorHandler(oauthErrorFormat));
+  app.setErrorHandler(oauthErrorHandler);
   app.setValidatorCompiler(requestPartValidator((refused) => oauthError('invalid_request', refused.message)));
   app.post(
     '/auth/revoke',

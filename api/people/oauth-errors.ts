@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError, type ErrorFormat } from '../errors.ts';
+import { ApiError, type ErrorFormat, errorHandler, toApiError } from '../errors.ts';
 
 // The OAuth endpoints of the command-line login answer errors as RFC 6749 §5.2 says, so an OAuth
 // client library reads them: `{ error, error_description }`, `error` being the ApiError's code.
@@ -19,3 +19,12 @@ export const oauthErrorFormat: ErrorFormat = {
 
 /** RFC 6749: errors of the token endpoint are 400. */
 export const oauthError = (code: string, message: string) => new ApiError(code, 400, message);
+
+/** Whatever was thrown, as RFC 6749 answers it: a request the API cannot read is 400 `invalid_request`, not 422. */
+function asOauthError(error: unknown): ApiError {
+  const known = toApiError(error);
+  return known.status === 422 ? oauthError('invalid_request', known.message) : known;
+}
+
+/** The error handler of the OAuth endpoints. */
+export const oauthErrorHandler = errorHandler(oauthErrorFormat, asOauthError);

@@ -3683,6 +3683,156 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/inference/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models served here, what each writes, and the price (the Playground lists them) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description false: configured without a server, so its requests answer 503 */
+                                deployed: boolean;
+                                /** @description the name in /api/inference/<model>/v1/… */
+                                id: string;
+                                /** @enum {string} */
+                                object: "model";
+                                price: {
+                                    input_cents_per_million_tokens: number;
+                                    output_cents_per_million_tokens: number;
+                                };
+                                writes: ("titles" | "previews")[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/inference/requests": {
         parameters: {
             query?: never;

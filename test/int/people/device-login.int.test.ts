@@ -208,5 +208,13 @@ describe('revoking a key with itself (RFC 7009)', () => {
     const malformed = await platform.api.inject({ method: 'POST', url: '/api/auth/revoke', payload: {} });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().error).toBe('invalid_request');
+    const unreadable = await platform.api.inject({
+      method: 'POST',
+      url: '/api/auth/device/token',
+      headers: { 'content-type': 'application/json' },
+      payload: '{not json',
+    });
+    expect(unreadable.statusCode).toBe(400);
+    expect(unreadable.json().error).toBe('invalid_request');
   });
 });

@@ -259,6 +259,16 @@ describe('the Playground', () => {
     const orgId = orgOf(owner);
     await grantCredit(platform.admin, orgId, 100, 'playground');
     await eventually(async () => (platform.directory.hasCredit(orgId) ? true : undefined), 5_000, 'credit');
+    const models = await asPerson(platform.api, owner, 'GET', '/api/inference/models');
+    expect(models.json().data).toEqual([
+      {
+        id: 'scribe',
+        object: 'model',
+        writes: ['titles', 'previews'],
+        deployed: true,
+        price: { input_cents_per_million_tokens: 10, output_cents_per_million_tokens: 0 },
+      },
+    ]);
     const body = { messages: [{ role: 'user', content: 'How do I reset my password?' }] };
     const forged = await asPerson(platform.api, owner, 'POST', '/api/inference/scribe/v1/titles', {
       body,
