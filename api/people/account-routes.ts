@@ -7,25 +7,16 @@ import {
   personName,
 } from '../../domain/people/credentials.ts';
 import { newId } from '../../platform/ids.ts';
-import type { PgPool } from '../../platform/postgres.ts';
 import { claimEmail, personByEmail, personById, releaseEmail } from '../../stores/people.ts';
-import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, Unavailable } from '../errors.ts';
 import { membershipsOf, orgMembership, personData, sessionAnswer } from './answers.ts';
-import { commandMeta, type PeopleCommands } from './commands.ts';
+import { commandMeta, type PeopleRouteDeps, personCommandMeta } from './commands.ts';
 import { refuseCrossSite } from './cross-site.ts';
 import { parseInvitationToken } from './invitation-links.ts';
 import { hashPassword, passwordMatches } from './passwords.ts';
 
 // Sign-up, login, logout and the session itself (issue 15): the dashboard's way in.
-
-export interface AccountDeps {
-  pool: PgPool;
-  directory: OrgDirectory;
-  commands: PeopleCommands;
-  now: () => Date;
-}
 
 const tags = ['people'];
 
@@ -70,7 +61,7 @@ const tooManyAttempts = (retryAfterSeconds: number) =>
     { 'retry-after': String(retryAfterSeconds) },
   );
 
-export const accountRoutes: FastifyPluginAsyncZod<AccountDeps> = async (app, deps) => {
+export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, deps) => {
   const { pool, directory, commands, now } = deps;
 
   // Two windows of one limiter library, one per address and one per account, so that spreading
@@ -121,8 +112,7 @@ export const accountRoutes: FastifyPluginAsyncZod<AccountDeps> = async (app, dep
       try {
         const passwordHash = await hashPassword(password);
         await commands.person({
-          ...commandMeta('', now()),
-          personId,
+          ...personCommandMeta(personId, now()),
           type: 'SignUp',
           email,
           name,

@@ -5,6 +5,7 @@ import { decide as decidePerson, type PersonCommand } from '../../domain/people/
 import type { PersonEvent } from '../../domain/people/events.ts';
 import type { PersonState } from '../../domain/people/person.ts';
 import { waitFor } from '../../platform/poll.ts';
+import type { PgPool } from '../../platform/postgres.ts';
 import { publishOrgEvents } from '../../producers/org.ts';
 import { publishPersonEvents } from '../../producers/person.ts';
 import type { EventProducer } from '../../producers/producer.ts';
@@ -34,6 +35,17 @@ export function refusalError(refusal: OrgCommandRefused): ApiError {
 }
 
 export const commandMeta = (orgId: string, now: Date) => ({ eventId: randomUUID(), orgId, now });
+export const personCommandMeta = (personId: string, now: Date) => ({ eventId: randomUUID(), personId, now });
+
+/** What every route module of the people surface is given. */
+export interface PeopleRouteDeps {
+  pool: PgPool;
+  directory: OrgDirectory;
+  commands: PeopleCommands;
+  now: () => Date;
+  /** Whether the directory has read the org stream to its end (else a key cannot be judged). */
+  keysLoaded: () => boolean;
+}
 
 export class PeopleCommands {
   constructor(

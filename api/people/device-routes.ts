@@ -1,5 +1,4 @@
 import { hash, randomBytes, randomInt } from 'node:crypto';
-import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isMember } from '../../domain/orgs/membership.ts';
@@ -8,43 +7,28 @@ import {
   deviceLoginTiming,
   formatUserCode,
   loginKeyScopes,
-  parseUserCode,
   userCodeAlphabet,
   userCodeLength,
 } from '../../domain/people/device-login.ts';
 import { newId } from '../../platform/ids.ts';
-import type { PgPool } from '../../platform/postgres.ts';
 import {
-  decideDeviceLogin,
   deviceLoginByCode,
-  deviceLoginByUserCode,
   insertDeviceLogin,
   markCollected,
   recordPoll,
   unmarkCollected,
 } from '../../stores/device-logins.ts';
-import { hashApiKey, newApiKey } from '../auth/api-keys.ts';
-import type { OrgDirectory } from '../auth/org-directory.ts';
+import { newApiKey } from '../auth/api-keys.ts';
 import { errorResponses } from '../error-responses.ts';
-import { ApiError, errorHandler, jsonErrorFormat, KeysNotLoaded } from '../errors.ts';
-import { requestPartValidator } from '../request-validation.ts';
-import { commandMeta, type PeopleCommands } from './commands.ts';
-import { oauthError, oauthErrorHandler } from './oauth-errors.ts';
+import { ApiError } from '../errors.ts';
+import { commandMeta, type PeopleRouteDeps } from './commands.ts';
+import { oauthError, useOauthConventions } from './oauth-errors.ts';
 
 // The command-line login's server side, RFC 8628 (OAuth 2.0 device authorization grant): the CLI
 // asks for a code (`/auth/device/code`), shows the user code and the dashboard's page, and polls
-// `/auth/device/token`; a person who is logged in approves the code for one of their orgs. The
-// two OAuth endpoints take form or JSON bodies and answer errors in RFC 6749's shape, so any
-// OAuth client library can drive them; the approval routes are the dashboard's, in ours.
-
-export interface DeviceRouteDeps {
-  pool: PgPool;
-  directory: OrgDirectory;
-  commands: PeopleCommands;
-  now: () => Date;
-  /** Whether the directory has read the org stream to its end (else a key cannot be judged). */
-  keysLoaded: () => boolean;
-}
+// `/auth/device/token`; a person who is logged in approves the code for one of their orgs
+// (device-approval-routes.ts). The two OAuth endpoints take form or JSON bodies and answer errors
+// in RFC 6749's shape, so any OAuth client library can drive them.
 
 const tags = ['people'];
 export const deviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -68,10 +52,6 @@ const codeBody = z.object({
     .optional()
     .describe('ignored: a login key holds traces:write and sandboxes:write'),
 });
-const revokeBody = z.object({
-  token: z.string().max(200).describe('the API key to revoke'),
-  token_type_hint: z.string().max(50).optional().describe('ignored: the token is an API key'),
-});
 const tokenBody = z.object({
   grant_type: z.string().max(200),
   device_code: z.string().max(200),
@@ -94,16 +74,6 @@ const tokenAnswer = z.object({
   key_id: z.string(),
 });
 
-const userCodeParams = z.object({ userCode: z.string().max(20) });
-const loginAnswer = z.object({
-  data: z.object({
-    user_code: z.string(),
-    client_name: z.string(),
-    status: z.enum(['pending', 'approved', 'denied', 'collected']),
-    expires_at: z.string(),
-  }),
-});
-
 function newUserCode(): string {
   return Array.from(
     { length: userCodeLength },
@@ -111,21 +81,10 @@ function newUserCode(): string {
   ).join('');
 }
 
-const unknownCode = () =>
-  new ApiError(
-    'device_code_not_found',
-    404,
-    'No login with this code: check it against the one your terminal shows.',
-    'userCode',
-  );
-
 /** The two OAuth endpoints, in their own scope: form bodies and RFC 6749's error shape. */
-const oauthEndpoints: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
+export const deviceRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, deps) => {
   const { pool, directory, commands, now } = deps;
-  await app.register(formbody);
-  app.setErrorHandler(oauthErrorHandler);
-  // RFC 6749 §5.2: a malformed request is 400 `invalid_request`, not the JSON surfaces' 422.
-  app.setValidatorCompiler(requestPartValidator((refused) => oauthError('invalid_request', refused.message)));
+  await useOauthConventions(app);
   const perAddress = app.createRateLimit({
     max: 10,
     timeWindow: 60_000,
@@ -242,148 +201,4 @@ const oauthEndpoints: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps)
       };
     },
   );
-};
-
-/**
- * RFC 7009 token revocation, for the command-line tool's `logout`: a key revokes itself (holding
- * it is the proof). 200 whatever the token was, as the RFC says, so the answer tells nothing
- * about other keys; a key the API cannot judge yet (just restarted) is 503, never a silent 200.
- */
-const revocation: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
-  const { directory, commands, now, keysLoaded } = deps;
-  await app.register(formbody);
-  app.setErrorHandler(oauthErrorHandler);
-  app.setValidatorCompiler(requestPartValidator((refused) => oauthError('invalid_request', refused.message)));
-  app.post(
-    '/auth/revoke',
-    {
-      schema: {
-        tags,
-        summary: 'Revoke an API key with the key itself (RFC 7009): the command-line logout',
-        body: revokeBody,
-        response: { 200: z.object({}), ...errorResponses('people.revoke') },
-      },
-    },
-    async (request) => {
-      if (!keysLoaded()) throw new KeysNotLoaded();
-      const principal = directory.principal(hashApiKey(request.body.token));
-      if (principal)
-        await commands.org({
-          ...commandMeta(principal.orgId, now()),
-          type: 'RevokeApiKey',
-          keyId: principal.keyId,
-        });
-      return {};
-    },
-  );
-};
-
-/** The dashboard's side: show a code's login, approve it for an org, or deny it. */
-const approvalRoutes: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
-  const { pool, directory, now } = deps;
-  app.setErrorHandler(errorHandler(jsonErrorFormat));
-  const session = app.requireSession();
-  const loginOf = async (typed: string) => {
-    const userCode = parseUserCode(typed);
-    const login = userCode && (await deviceLoginByUserCode(pool, userCode));
-    if (!login) throw unknownCode();
-    return login;
-  };
-  const answer = (login: Awaited<ReturnType<typeof loginOf>>) => ({
-    data: {
-      user_code: formatUserCode(login.userCode),
-      client_name: login.clientName,
-      status: login.status,
-      expires_at: login.expiresAt.toISOString(),
-    },
-  });
-  const notPending = () =>
-    new ApiError(
-      'device_login_closed',
-      409,
-      'This login was already decided, or it expired: start a new one in the terminal.',
-    );
-
-  app.get(
-    '/auth/device/:userCode',
-    {
-      onRequest: session,
-      schema: {
-        tags,
-        summary: 'A command-line login waiting for approval',
-        params: userCodeParams,
-        response: { 200: loginAnswer, ...errorResponses('people') },
-      },
-    },
-    async (request) => answer(await loginOf(request.params.userCode)),
-  );
-
-  app.post(
-    '/auth/device/:userCode/approve',
-    {
-      onRequest: session,
-      schema: {
-        tags,
-        summary:
-          'Approve a command-line login for one of your orgs: the CLI gets a key with traces:write and sandboxes:write',
-        params: userCodeParams,
-        body: z.strictObject({ org_id: z.string().max(100) }),
-        response: { 200: loginAnswer, ...errorResponses('people') },
-      },
-    },
-    async (request) => {
-      const login = await loginOf(request.params.userCode);
-      const personId = request.person!.personId;
-      const org = directory.org(request.body.org_id);
-      if (!org || !isMember(org, personId))
-        throw new ApiError(
-          'org_not_found',
-          404,
-          'You are not a member of this org: pick one of yours.',
-          'org_id',
-        );
-      if (
-        !(await decideDeviceLogin(
-          pool,
-          login.userCode,
-          { status: 'approved', orgId: org.orgId, personId },
-          now(),
-        ))
-      )
-        throw notPending();
-      return answer(await loginOf(login.userCode));
-    },
-  );
-
-  app.post(
-    '/auth/device/:userCode/deny',
-    {
-      onRequest: session,
-      schema: {
-        tags,
-        summary: 'Deny a command-line login',
-        params: userCodeParams,
-        response: { 200: loginAnswer, ...errorResponses('people') },
-      },
-    },
-    async (request) => {
-      const login = await loginOf(request.params.userCode);
-      if (
-        !(await decideDeviceLogin(
-          pool,
-          login.userCode,
-          { status: 'denied', personId: request.person!.personId },
-          now(),
-        ))
-      )
-        throw notPending();
-      return answer(await loginOf(login.userCode));
-    },
-  );
-};
-
-export const deviceRoutes: FastifyPluginAsyncZod<DeviceRouteDeps> = async (app, deps) => {
-  await app.register(oauthEndpoints, deps);
-  await app.register(revocation, deps);
-  await app.register(approvalRoutes, deps);
 };

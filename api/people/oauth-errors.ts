@@ -1,5 +1,8 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError, type ErrorFormat, errorHandler, toApiError } from '../errors.ts';
+import { requestPartValidator } from '../request-validation.ts';
 
 // The OAuth endpoints of the command-line login answer errors as RFC 6749 §5.2 says, so an OAuth
 // client library reads them: `{ error, error_description }`, `error` being the ApiError's code.
@@ -28,3 +31,13 @@ function asOauthError(error: unknown): ApiError {
 
 /** The error handler of the OAuth endpoints. */
 export const oauthErrorHandler = errorHandler(oauthErrorFormat, asOauthError);
+
+/**
+ * An OAuth endpoint's scope: form bodies (RFC 6749 clients send them) besides JSON, RFC 6749's
+ * error shape, and a malformed request as 400 `invalid_request`, not the JSON surfaces' 422.
+ */
+export async function useOauthConventions(app: FastifyInstance): Promise<void> {
+  await app.register(formbody);
+  app.setErrorHandler(oauthErrorHandler);
+  app.setValidatorCompiler(requestPartValidator((refused) => oauthError('invalid_request', refused.message)));
+}

@@ -5,24 +5,15 @@ import { invitationLifetimeMs, isMember } from '../../domain/orgs/membership.ts'
 import type { OrgState } from '../../domain/orgs/org.ts';
 import { emailField } from '../../domain/people/credentials.ts';
 import { newId } from '../../platform/ids.ts';
-import type { PgPool } from '../../platform/postgres.ts';
 import { peopleByIds } from '../../stores/people.ts';
 import { newApiKey } from '../auth/api-keys.ts';
-import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError } from '../errors.ts';
-import { commandMeta, type PeopleCommands } from './commands.ts';
+import { commandMeta, type PeopleRouteDeps } from './commands.ts';
 import { invitationLink, newInvitationToken } from './invitation-links.ts';
 
 // An org's people and keys as its members manage them (the dashboard's Settings): members and
 // invitations (owners invite and remove; anyone may leave), and API keys with chosen scopes.
-
-export interface OrgRouteDeps {
-  pool: PgPool;
-  directory: OrgDirectory;
-  commands: PeopleCommands;
-  now: () => Date;
-}
 
 const tags = ['people'];
 const orgParams = z.object({ orgId: z.string().max(100) });
@@ -106,7 +97,7 @@ function orgData(org: OrgState, personId: string) {
   };
 }
 
-export const orgRoutes: FastifyPluginAsyncZod<OrgRouteDeps> = async (app, deps) => {
+export const orgRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, deps) => {
   const { pool, directory, commands, now } = deps;
   const session = app.requireSession();
 

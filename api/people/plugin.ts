@@ -6,8 +6,10 @@ import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler, jsonErrorFormat } from '../errors.ts';
 import { accountRoutes } from './account-routes.ts';
 import { PeopleCommands } from './commands.ts';
+import { deviceApprovalRoutes } from './device-approval-routes.ts';
 import { deviceRoutes } from './device-routes.ts';
 import { orgRoutes } from './org-routes.ts';
+import { revocationRoutes } from './revocation-routes.ts';
 
 // The people surface (issue 15): sign-up, login and sessions, an org's members, invitations and
 // keys, and the command-line login's server side. Sessions themselves are shared with the other
@@ -39,4 +41,6 @@ export const peoplePlugin: FastifyPluginAsyncZod<PeopleDeps> = async (
   await app.register(accountRoutes, deps);
   await app.register(orgRoutes, deps);
   await app.register(deviceRoutes, deps);
+  await app.register(revocationRoutes, deps);
+  await app.register(deviceApprovalRoutes, deps);
 };
