@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { buildApi } from '../api/app.ts';
+import { type ApiDeps, buildApi } from '../api/app.ts';
 import { OrgDirectory } from '../api/auth/org-directory.ts';
 import { logger } from '../platform/logger.ts';
 import { createPgPool } from '../platform/postgres.ts';
@@ -36,8 +37,13 @@ const producerThatSendsNothing: EventProducer = {
   },
 };
 
-/** The API's OpenAPI document, as `GET /openapi.json` answers it. */
-export async function openapiDocument(): Promise<OpenAPI3> {
+/**
+ * The API built in-process with no stack behind it: enough for what needs no store (its OpenAPI
+ * document, its routing, the dashboard's files). `close` ends it and its pool.
+ */
+export async function offlineApi(
+  deps: Pick<ApiDeps, 'dashboardRoot'> = {},
+): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   // The pool connects only when queried; the first readiness probe may, and is given up quickly.
   const pool = createPgPool(1);
   const app = await buildApi({
@@ -47,13 +53,25 @@ export async function openapiDocument(): Promise<OpenAPI3> {
     pool,
     ready: () => false,
     watchTimings: { intervalMs: 3_600_000, timeoutMs: 200 },
+    ...deps,
   });
+  await app.ready();
+  return {
+    app,
+    async close() {
+      await app.close();
+      await pool.end();
+    },
+  };
+}
+
+/** The API's OpenAPI document, as `GET /openapi.json` answers it. */
+export async function openapiDocument(): Promise<OpenAPI3> {
+  const { app, close } = await offlineApi();
   try {
-    await app.ready();
     return (await app.inject('/openapi.json')).json<OpenAPI3>();
   } finally {
-    await app.close();
-    await pool.end();
+    await close();
   }
 }
 
