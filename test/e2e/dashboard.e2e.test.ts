@@ -108,6 +108,7 @@ const owner = { name: 'Ada', email: uniqueEmail('ada'), org: `Analytical Engines
 let ownerContext: BrowserContext;
 let ownerPage: Page;
 let orgId: string;
+const invitee = { name: 'Grace', email: uniqueEmail('grace') };
 
 const me = (key: string) => fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -212,7 +213,6 @@ describe('the dashboard', () => {
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     await seen(page, 'members');
 
-    const invitee = { name: 'Grace', email: uniqueEmail('grace') };
     await page.getByLabel('Their email').fill(invitee.email);
     await page.getByRole('button', { name: 'Invite', exact: true }).click();
     const linkField = page.getByLabel('The invitation link');
@@ -351,6 +351,31 @@ describe('the dashboard', () => {
     await page.waitForURL(`${base}${next}`);
     await page.getByRole('heading', { name: 'Keys' }).waitFor();
     await page.getByRole('row', { name: /laptop/ }).waitFor();
+  });
+
+  it('reads the session again when another tab logged in as someone else, whose CSRF token it lacked', async () => {
+    const page = ownerPage;
+    // Another tab of the same browser logs in as Grace: the cookie is hers now.
+    const other = await ownerContext.newPage();
+    await other.goto(`${base}/login`);
+    const login = await other.evaluate(
+      `fetch('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(${JSON.stringify({ email: invitee.email, password })}) }).then((r) => r.status)`,
+    );
+    expect(login).toBe(200);
+    await other.close();
+
+    // The first tab still shows Ada's keys; what it sends next carries Ada's CSRF token.
+    await page.getByLabel('Name', { exact: true }).fill('after the switch');
+    await page.getByLabel(/traces:write/).check();
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    // Refused, the page reads the session again: Grace's, who belongs to no org any more.
+    await page.getByRole('heading', { name: 'You belong to no org' }).waitFor();
+    expect(await page.locator('.person-name').textContent()).toBe(invitee.name);
+    // And nothing was made with the stale token.
+    const names = Object.values(platform.directory.org(orgId)!.keys).map((key) => key.name);
+    expect(names).toContain('laptop');
+    expect(names).not.toContain('after the switch');
   });
 });
 

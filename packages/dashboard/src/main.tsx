@@ -2,9 +2,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
-import { type ApiFailure, whenSessionLost } from './api/client.ts';
+import { type ApiFailure, whenSessionLost, whenSessionReplaced } from './api/client.ts';
 import { router } from './routes.tsx';
-import { forgetSession } from './session.tsx';
+import { forgetSession, sessionKey } from './session.tsx';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -23,6 +23,8 @@ const queryClient = new QueryClient({
 // A 401 from any call: the session ended (logged out elsewhere, expired). Forgetting it makes
 // <RequireSession> send the person to log in, and back here afterwards.
 whenSessionLost(() => forgetSession(queryClient));
+// A CSRF token refused: the cookie is a newer session's; read it (its person, its token) again.
+whenSessionReplaced(() => queryClient.invalidateQueries({ queryKey: sessionKey }));
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

@@ -69,10 +69,19 @@ export function rememberCsrfToken(token: string | undefined): void {
 }
 
 let sessionLost: () => void = () => {};
+let sessionReplaced: () => void = () => {};
 
 /** Called on a 401 from any route but those that log in (where a 401 is a wrong password). */
 export function whenSessionLost(handler: () => void): void {
   sessionLost = handler;
+}
+
+/**
+ * Called when the API refused the CSRF token: the cookie is another session's now (someone
+ * logged in again in another tab), whose token and person this page has yet to read.
+ */
+export function whenSessionReplaced(handler: () => void): void {
+  sessionReplaced = handler;
 }
 
 /** Answers 401 for a wrong password or no session, which is no session ending. */
@@ -84,7 +93,14 @@ api.use({
     if (!safeMethods.has(request.method) && csrfToken) request.headers.set('x-csrf-token', csrfToken);
     return request;
   },
-  onResponse({ response, schemaPath }) {
+  async onResponse({ response, schemaPath }) {
     if (response.status === 401 && !loginRoutes.has(schemaPath)) sessionLost();
+    if (response.status === 403) {
+      const body: unknown = await response
+        .clone()
+        .json()
+        .catch(() => undefined);
+      if (failureOf(403, body).code === 'csrf_token_invalid') sessionReplaced();
+    }
   },
 });
