@@ -19,6 +19,7 @@ import { authPlugin } from './auth/plugin.ts';
 import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
 import { sessionPlugin } from './auth/sessions.ts';
 import { billingPlugin } from './billing/plugin.ts';
+import { dashboardPlugin } from './dashboard/plugin.ts';
 import { dependenciesPlugin } from './dependencies.ts';
 import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
 import { clientErrorHandler, frameworkErrors, notFoundHandler, surfacePrefixes } from './http-errors.ts';
@@ -55,6 +56,8 @@ export interface ApiDeps {
   watchTimings?: WatchTimings;
   /** The clock of sessions, invitations and command-line logins; tests move it. */
   clock?: () => Date;
+  /** The dashboard's built files; packages/dashboard/dist when absent (api/dashboard/plugin.ts). */
+  dashboardRoot?: string;
 }
 
 /** /readyz for the API: the keys, and the watch's last answers for Postgres and Kafka. */
@@ -67,7 +70,7 @@ function apiReadinessCheck(deps: ApiDeps, watch: DependencyWatch<Dependency>): (
     });
 }
 
-/** The API: shared concerns registered once, then one plugin per surface under /api. */
+/** The API: shared concerns registered once, then one plugin per surface under /api, then the dashboard. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...serverOptions(deps.logger, deps.httpTimeouts),
@@ -145,5 +148,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
   await app.register(sandboxesPlugin, { prefix: '/api', ...deps, ...deps.sandboxes, tokens: sandboxTokens });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Last: it answers the GETs outside /api that no route above has.
+  await app.register(dashboardPlugin, { root: deps.dashboardRoot });
   return app;
 }

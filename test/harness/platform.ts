@@ -47,6 +47,8 @@ export async function startTestPlatform(
     keysCaughtUp?: () => boolean;
     /** The clock of sessions, invitations and command-line logins. */
     clock?: ApiDeps['clock'];
+    /** The dashboard's built files, served under / (api/dashboard/plugin.ts). */
+    dashboardRoot?: ApiDeps['dashboardRoot'];
   } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
@@ -71,6 +73,7 @@ export async function startTestPlatform(
     httpTimeouts: options.httpTimeouts,
     models: options.models,
     clock: options.clock,
+    dashboardRoot: options.dashboardRoot,
     ready: options.keysCaughtUp ?? (() => follower.isCaughtUp()),
   });
   options.beforeReady?.(api);

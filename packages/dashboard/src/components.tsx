@@ -1,0 +1,283 @@
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type RefObject,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
+import { ApiFailure } from './api/client.ts';
+import { fieldOf } from './paths.ts';
+
+// The few pieces every page is made of: a page's heading and title, loading and error panels,
+// fields that show the API's message next to the field its `param` names, a confirmation dialog,
+// and a secret shown once with a copy button.
+
+/** Any error as the API's failure (a bug's error says what it says). */
+export function failureFrom(error: unknown): ApiFailure {
+  if (error instanceof ApiFailure) return error;
+  return new ApiFailure(0, 'unexpected', error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * A page: its heading and the document's title. After a navigation the heading takes the focus,
+ * so a screen reader says where the person now is and Tab goes on from the page's top.
+ */
+export function Page({ title, children }: { title: string; children: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // A page with a new title (the route's element may be reused, so not only when it mounts): if
+  // something of the page before had the focus (the link clicked, which the navigation keeps),
+  // it moves here. On a first load it stays at the document's start, before the skip link.
+  useEffect(() => {
+    document.title = `${title} · Orrery`;
+    const active = document.activeElement;
+    if (active && active !== document.body) heading.current?.focus();
+  }, [title]);
+  return (
+    <>
+      <h1 ref={heading} tabIndex={-1}>
+        {title}
+      </h1>
+      {children}
+    </>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="loading" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function ErrorPanel({
+  error,
+  title = 'This could not be loaded',
+}: {
+  error: unknown;
+  title?: string;
+}) {
+  return (
+    <div className="panel panel-error" role="alert">
+      <p>
+        <strong>{title}</strong>
+      </p>
+      <p>{failureFrom(error).message}</p>
+    </div>
+  );
+}
+
+/** A message for the whole form (an error no field of the form is named by). */
+export function FormError({ message }: { message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <p className="form-error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/**
+ * A form's error split as the API said it: the message of the field `param` names (one of
+ * `fields`, the form's field names, which are the API's), or a message for the whole form.
+ */
+export function fieldErrors(error: unknown, fields: readonly string[]) {
+  const failure = error ? failureFrom(error) : undefined;
+  const field = fieldOf(failure?.param, fields);
+  return {
+    field,
+    of: (name: string) => (failure && field === name ? failure.message : undefined),
+    general: failure && !field ? failure.message : undefined,
+  };
+}
+
+/** Moves the focus to the field an error names, once per error. */
+export function useFocusOnError(form: RefObject<HTMLFormElement | null>, error: unknown, field?: string) {
+  useEffect(() => {
+    if (!error || !field) return;
+    const named = form.current?.elements.namedItem(field);
+    const element = named instanceof RadioNodeList ? named[0] : named;
+    if (element instanceof HTMLElement) element.focus();
+  }, [form, error, field]);
+}
+
+function describedBy(...ids: (string | false | undefined)[]): string | undefined {
+  return ids.filter(Boolean).join(' ') || undefined;
+}
+
+type TextFieldProps = {
+  label: string;
+  name: string;
+  error?: string | undefined;
+  hint?: ReactNode;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, 'name' | 'id'>;
+
+export function TextField({ label, name, error, hint, ...input }: TextFieldProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      )}
+      <input
+        id={id}
+        name={name}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(hint !== undefined && `${id}-hint`, error && `${id}-error`)}
+        {...input}
+      />
+      {error && (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function SelectField({
+  label,
+  name,
+  error,
+  value,
+  onChange,
+  children,
+}: {
+  label: string;
+  name: string;
+  error?: string | undefined;
+  value: string;
+  onChange: (value: string) => void;
+  children: ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        name={name}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      >
+        {children}
+      </select>
+      {error && (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Asks before something that cannot be undone, as a modal <dialog>: the browser keeps the focus
+ * in it and closes it on Escape. Cancel has the focus first, so Enter does not destroy anything.
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  confirm,
+  onConfirm,
+  onCancel,
+  pending,
+  error,
+}: {
+  title: string;
+  children: ReactNode;
+  confirm: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  pending: boolean;
+  error: unknown;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const titleId = useId();
+  // Shown as it mounts; unmounting removes it from the page, which ends its modal state.
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+    cancel.current?.focus();
+  }, []);
+  return (
+    <dialog ref={dialog} className="dialog" aria-labelledby={titleId} onClose={onCancel}>
+      <h2 id={titleId}>{title}</h2>
+      {children}
+      <FormError message={error ? failureFrom(error).message : undefined} />
+      <div className="actions">
+        <button type="button" className="danger" onClick={onConfirm} disabled={pending}>
+          {pending ? 'Working…' : confirm}
+        </button>
+        <button type="button" ref={cancel} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/**
+ * A secret the API answers once (a key, an invitation link): shown in a read-only field with a
+ * copy button. Where the browser refuses the clipboard (a page not served over HTTPS or from
+ * loopback), the text is selected for the person to copy.
+ */
+export function CopyField({ label, value, note }: { label: string; value: string; note: ReactNode }) {
+  const id = useId();
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<'copied' | 'refused'>();
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('copied');
+    } catch {
+      input.current?.select();
+      setCopied('refused');
+    }
+  }
+  return (
+    <div className="copy-field">
+      <label htmlFor={id}>{label}</label>
+      <p id={`${id}-note`} className="hint">
+        {note}
+      </p>
+      <div className="copy-row">
+        <input
+          id={id}
+          ref={input}
+          readOnly
+          value={value}
+          aria-describedby={`${id}-note`}
+          onFocus={(event) => event.target.select()}
+          spellCheck={false}
+        />
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
+      </div>
+      <p className="copy-status" role="status">
+        {copied === 'copied' && 'Copied.'}
+        {copied === 'refused' &&
+          'The browser refused the clipboard: the text is selected, copy it with Ctrl+C.'}
+      </p>
+    </div>
+  );
+}
+
+/** A date as the person's browser writes it, with the exact time for a tooltip. */
+export function When({ iso }: { iso: string }) {
+  const date = new Date(iso);
+  return (
+    <time dateTime={iso} title={date.toISOString()}>
+      {date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
+    </time>
+  );
+}

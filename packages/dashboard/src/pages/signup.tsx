@@ -1,0 +1,122 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useRef } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { api, dataOf } from '../api/client.ts';
+import type { Session } from '../api/types.ts';
+import { FormError, fieldErrors, Loading, Page, TextField, useFocusOnError } from '../components.tsx';
+import { safeNext } from '../paths.ts';
+import { storeSession, useSession } from '../session.tsx';
+import { AuthLayout } from './auth-layout.tsx';
+
+const fields = ['name', 'email', 'password', 'org_name'] as const;
+
+export interface SignupBody {
+  name: string;
+  email: string;
+  password: string;
+  org_name?: string;
+  invitation?: string;
+}
+
+/** POST /api/auth/signup: the person, their org (or the invited one), and a session. */
+export function useSignup(then: (session: Session) => void) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SignupBody) => dataOf(api.POST('/api/auth/signup', { body })),
+    onSuccess: ({ data }) => {
+      storeSession(client, data);
+      then(data);
+    },
+  });
+}
+
+/** The fields of a sign-up, empty ones left out (the API names the org itself then). */
+export function signupBody(form: HTMLFormElement, invitation?: string): SignupBody {
+  const data = new FormData(form);
+  const text = (name: string) => String(data.get(name) ?? '');
+  const orgName = text('org_name').trim();
+  return {
+    name: text('name'),
+    email: text('email'),
+    password: text('password'),
+    ...(orgName ? { org_name: orgName } : {}),
+    ...(invitation ? { invitation } : {}),
+  };
+}
+
+/** The person's fields of a sign-up; the org's name only when they make an org of their own. */
+export function SignupFields({ error, withOrg }: { error: unknown; withOrg: boolean }) {
+  const errors = fieldErrors(error, fields);
+  return (
+    <>
+      <TextField label="Your name" name="name" autoComplete="name" required error={errors.of('name')} />
+      <TextField
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="email"
+        required
+        error={errors.of('email')}
+      />
+      <TextField
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        hint="At least 10 characters."
+        error={errors.of('password')}
+      />
+      {withOrg && (
+        <TextField
+          label="Org name (optional)"
+          name="org_name"
+          autoComplete="organization"
+          hint="Left empty, your org is called after you. You are its owner."
+          error={errors.of('org_name')}
+        />
+      )}
+      <FormError message={errors.general} />
+    </>
+  );
+}
+
+export function SignupPage() {
+  const [search] = useSearchParams();
+  const next = safeNext(search.get('next'));
+  const session = useSession();
+  const navigate = useNavigate();
+  const form = useRef<HTMLFormElement>(null);
+  const signup = useSignup(() => navigate(next, { replace: true }));
+  useFocusOnError(form, signup.error, fieldErrors(signup.error, fields).field);
+
+  if (session.isPending)
+    return (
+      <AuthLayout>
+        <Loading what="your session" />
+      </AuthLayout>
+    );
+  if (session.data && !signup.isSuccess) return <Navigate to={next} replace />;
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    signup.mutate(signupBody(event.currentTarget));
+  }
+
+  const login = next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`;
+  return (
+    <AuthLayout>
+      <Page title="Sign up">
+        <form ref={form} onSubmit={submit} noValidate className="card">
+          <SignupFields error={signup.error} withOrg />
+          <button type="submit" className="primary" disabled={signup.isPending}>
+            {signup.isPending ? 'Signing up…' : 'Sign up'}
+          </button>
+        </form>
+        <p>
+          Have an account? <Link to={login}>Log in</Link>
+        </p>
+      </Page>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,33 @@
+// Where the dashboard sends a person, as pure functions of strings (tested in test/paths.unit.test.ts).
+
+/**
+ * Where to go after logging in: `next` when it is a path of this site, else home. A `next` of
+ * `//evil.example` or `https://…` would leave the site (an open redirect), so it is refused.
+ */
+export function safeNext(next: string | null | undefined): string {
+  if (!next?.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
+  return next;
+}
+
+/** The login page, told to come back to `here` (a path with its query). */
+export function loginPath(here: string): string {
+  return here === '/' ? '/login' : `/login?next=${encodeURIComponent(here)}`;
+}
+
+/** The same page in another org: `/orgs/a/settings/keys` → `/orgs/b/settings/keys`. */
+export function inOrg(pathname: string, orgId: string): string {
+  const org = `/orgs/${encodeURIComponent(orgId)}`;
+  return /^\/orgs\/[^/]+/.test(pathname) ? pathname.replace(/^\/orgs\/[^/]+/, org) : `${org}/settings`;
+}
+
+/**
+ * The form field an error's `param` names, of the fields a form has: the field itself, or the
+ * field holding it (`scopes[0]` → `scopes`, `metadata.key` → `metadata`); undefined when the
+ * form has no such field, so the message is shown for the whole form.
+ */
+export function fieldOf(param: string | undefined, fields: readonly string[]): string | undefined {
+  if (!param) return undefined;
+  return fields.find(
+    (field) => param === field || param.startsWith(`${field}[`) || param.startsWith(`${field}.`),
+  );
+}

@@ -1,0 +1,67 @@
+import { createBrowserRouter, Link, Navigate, type RouteObject } from 'react-router';
+import { Page } from './components.tsx';
+import { AuthLayout } from './pages/auth-layout.tsx';
+import { DevicePage } from './pages/device.tsx';
+import { InvitationPage } from './pages/invitation.tsx';
+import { LoginPage } from './pages/login.tsx';
+import { NotBuilt, planned } from './pages/not-built.tsx';
+import { SignupPage } from './pages/signup.tsx';
+import { RequireSession } from './session.tsx';
+import { KeysPage } from './settings/keys.tsx';
+import { MembersPage } from './settings/members.tsx';
+import { SettingsPage } from './settings/settings.tsx';
+import { Home, Shell } from './shell.tsx';
+
+// Every page's address. The API answers index.html for any path outside /api
+// (api/dashboard/plugin.ts), so each of these may be opened directly or reloaded.
+
+export const routes: RouteObject[] = [
+  { path: '/login', element: <LoginPage /> },
+  { path: '/signup', element: <SignupPage /> },
+  // The link POST /api/orgs/:org/invitations answers (api/people/invitation-links.ts).
+  { path: '/invitations/:token', element: <InvitationPage /> },
+  {
+    element: <RequireSession />,
+    children: [
+      { path: '/', element: <Home /> },
+      // The verification_uri of the command-line login (api/people/device-routes.ts).
+      { path: '/device', element: <DevicePage /> },
+      {
+        path: '/orgs/:orgId',
+        element: <Shell />,
+        children: [
+          { index: true, element: <Navigate to="settings" replace /> },
+          { path: 'playground', element: <NotBuilt page={planned.playground} /> },
+          { path: 'billing', element: <NotBuilt page={planned.billing} /> },
+          { path: 'endpoints/requests', element: <NotBuilt page={planned.requests} /> },
+          { path: 'tracing', element: <NotBuilt page={planned.tracing} /> },
+          { path: 'sandboxes', element: <NotBuilt page={planned.sandboxes} /> },
+          {
+            path: 'settings',
+            element: <SettingsPage />,
+            children: [
+              { index: true, element: <Navigate to="keys" replace /> },
+              { path: 'keys', element: <KeysPage /> },
+              { path: 'members', element: <MembersPage /> },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  { path: '*', element: <NotFound /> },
+];
+
+function NotFound() {
+  return (
+    <AuthLayout>
+      <Page title="No such page">
+        <p>
+          Nothing of the dashboard lives at this address. <Link to="/">Go to your org</Link>.
+        </p>
+      </Page>
+    </AuthLayout>
+  );
+}
+
+export const router = createBrowserRouter(routes);

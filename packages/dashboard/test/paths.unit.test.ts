@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { fieldOf, inOrg, loginPath, safeNext } from '../src/paths.ts';
+
+describe('safeNext', () => {
+  it('keeps a path of this site, with its query', () => {
+    expect(safeNext('/orgs/org_1/settings/members')).toBe('/orgs/org_1/settings/members');
+    expect(safeNext('/device?code=WDJB-MJHT')).toBe('/device?code=WDJB-MJHT');
+  });
+
+  it('sends anything that would leave the site, or nothing, home', () => {
+    for (const next of [
+      '//evil.example/x',
+      '/\\evil.example',
+      'https://evil.example',
+      'javascript:alert(1)',
+      '',
+      null,
+      undefined,
+    ])
+      expect(safeNext(next)).toBe('/');
+  });
+});
+
+it('loginPath comes back to where the person was', () => {
+  expect(loginPath('/device?code=WDJB-MJHT')).toBe('/login?next=%2Fdevice%3Fcode%3DWDJB-MJHT');
+  expect(safeNext(new URLSearchParams(loginPath('/a?b=c').split('?')[1]).get('next'))).toBe('/a?b=c');
+  expect(loginPath('/')).toBe('/login');
+});
+
+it('inOrg keeps the page and changes the org', () => {
+  expect(inOrg('/orgs/org_a/settings/keys', 'org_b')).toBe('/orgs/org_b/settings/keys');
+  expect(inOrg('/orgs/org_a', 'org_b')).toBe('/orgs/org_b');
+  expect(inOrg('/device', 'org_b')).toBe('/orgs/org_b/settings');
+});
+
+describe('fieldOf', () => {
+  const fields = ['email', 'scopes', 'org_name'];
+
+  it('names the field itself, or the field holding the param', () => {
+    expect(fieldOf('email', fields)).toBe('email');
+    expect(fieldOf('scopes[0]', fields)).toBe('scopes');
+    expect(fieldOf('org_name', fields)).toBe('org_name');
+  });
+
+  it('names no field for a param the form lacks, or no param', () => {
+    expect(fieldOf('invitation', fields)).toBeUndefined();
+    expect(fieldOf('emails', fields)).toBeUndefined();
+    expect(fieldOf(undefined, fields)).toBeUndefined();
+  });
+});
