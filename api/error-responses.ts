@@ -19,14 +19,14 @@ export const reasons: Record<number, string> = {
   401: 'No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password).',
   402: "The org's credit is used up.",
   403: "The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this.",
-  404: 'Nothing with this id or name in the org.',
+  404: 'Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`).',
   408: 'The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed.',
   409: 'Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided.',
   413: 'The JSON body is over 1 MiB.',
   414: 'A path parameter is over 100 characters.',
   410: 'The invitation was accepted, withdrawn, or has expired.',
   415: 'The body is not application/json.',
-  422: 'A field, path or query parameter is missing or invalid: `param` names it.',
+  422: 'A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it.',
   426: 'Open this URL as a WebSocket.',
   429: 'Too many attempts: wait `Retry-After` seconds.',
   431: 'The request line and headers are over 16 KiB; the connection is closed.',
@@ -50,26 +50,28 @@ export const routeKinds = {
   'people.device': { surface: 'oauth', statuses: [400, 413, 415, 429] },
   /** RFC 7009 revocation: 200 whatever the token, 503 while the keys load. */
   'people.revoke': { surface: 'oauth', statuses: [400, 413, 415, 503] },
+  /** An invitation link read by whoever holds it: no session. */
+  'people.invitation': { surface: 'json', statuses: [404, 414, 422, 503] },
   /** Everything else of the people surface: a session, and its CSRF token to change anything. */
   people: { surface: 'json', statuses: [401, 403, 404, 409, 410, 413, 414, 415, 422, 503] },
   /** GET /api/me: any live key. */
   account: { surface: 'json', statuses: [401, 503] },
   /** GET /api/billing/summary: any live key, a query. */
-  billing: { surface: 'json', statuses: [401, 422, 503] },
+  billing: { surface: 'json', statuses: [401, 404, 422, 503] },
   /** The trace and analytics lists: `traces:write`, a query. */
-  'traces.list': { surface: 'json', statuses: [401, 403, 422, 503] },
+  'traces.list': { surface: 'json', statuses: [401, 403, 404, 422, 503] },
   /** One trace or span, and trace deletion, by id. */
   'traces.one': { surface: 'json', statuses: [401, 403, 404, 414, 422, 503] },
   /** POST /api/inference/:model/v1/titles and /previews (spec 000, Errors). */
   'inference.write': { surface: 'inference', statuses: [401, 402, 403, 404, 413, 414, 415, 422, 502, 503] },
   /** GET /api/inference/requests. */
-  'inference.read': { surface: 'inference', statuses: [401, 403, 422, 503] },
+  'inference.read': { surface: 'inference', statuses: [401, 403, 404, 422, 503] },
   /** GET /api/inference/models: no query. */
-  'inference.models': { surface: 'inference', statuses: [401, 403, 503] },
+  'inference.models': { surface: 'inference', statuses: [401, 403, 404, 422, 503] },
   /** POST /api/sandboxes: a JSON body (an empty one too). */
   'sandboxes.create': { surface: 'json', statuses: [401, 403, 413, 422, 503] },
   /** GET /api/sandboxes. */
-  'sandboxes.list': { surface: 'json', statuses: [401, 403, 422, 503] },
+  'sandboxes.list': { surface: 'json', statuses: [401, 403, 404, 422, 503] },
   /** A sandbox read as it is, whatever its state: GET /sandboxes/:id, the desktop's status. */
   'sandbox.read': { surface: 'json', statuses: [401, 403, 404, 414, 422, 503] },
   /** A call on a sandbox that needs it running (or its desktop), without a JSON body. */

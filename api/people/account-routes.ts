@@ -10,10 +10,10 @@ import { newId } from '../../platform/ids.ts';
 import { claimEmail, personByEmail, personById, releaseEmail } from '../../stores/people.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, Unavailable } from '../errors.ts';
-import { membershipsOf, orgMembership, personData, sessionAnswer } from './answers.ts';
+import { membershipsOf, personData, sessionAnswer } from './answers.ts';
 import { commandMeta, type PeopleRouteDeps, personCommandMeta } from './commands.ts';
 import { refuseCrossSite } from './cross-site.ts';
-import { parseInvitationToken } from './invitation-links.ts';
+import { decideAcceptance } from './invitations.ts';
 import { hashPassword, passwordMatches } from './passwords.ts';
 
 // Sign-up, login, logout and the session itself (issue 15): the dashboard's way in.
@@ -36,21 +36,11 @@ const signupBody = z.strictObject({
 
 const loginBody = z.strictObject({ email: emailField, password: z.string().max(1024) });
 
-const acceptBody = z.strictObject({ invitation: z.string().describe('the token from the invitation link') });
-
 export const emailTaken = () =>
   new ApiError('email_taken', 409, 'An account with this email exists: log in instead.', 'email');
 
 const wrongCredentials = () =>
   new ApiError('invalid_credentials', 401, 'The email or the password is wrong: check both and try again.');
-
-const badInvitation = () =>
-  new ApiError(
-    'invitation_not_found',
-    404,
-    'No such invitation: check the link, or ask an owner of the org for a new one.',
-    'invitation',
-  );
 
 const tooManyAttempts = (retryAfterSeconds: number) =>
   new ApiError(
@@ -77,21 +67,6 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
     keyGenerator: (request) => `login-account:${(request.body as { email: string }).email}`,
   });
 
-  /** The invitation a sign-up or acceptance names, decided (not yet published) for this person. */
-  const acceptance = (token: string, person: { personId: string; email: string }) => {
-    const invitation = parseInvitationToken(token);
-    if (!invitation) throw badInvitation();
-    return commands.decideOrg({
-      ...commandMeta(invitation.orgId, now()),
-      actor: { kind: 'person', personId: person.personId },
-      type: 'AcceptInvitation',
-      invitationId: invitation.invitationId,
-      secretHash: invitation.secretHash,
-      personId: person.personId,
-      email: person.email,
-    });
-  };
-
   app.post(
     '/auth/signup',
     {
@@ -107,7 +82,10 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
       const { email, password, name, org_name, invitation } = request.body;
       const personId = newId('person');
       // Decided before anything is recorded: a bad invitation leaves no account behind.
-      const joined = invitation === undefined ? undefined : acceptance(invitation, { personId, email });
+      const joined =
+        invitation === undefined
+          ? undefined
+          : decideAcceptance(commands, invitation, { personId, email }, now());
       if (!(await claimEmail(pool, email, personId))) throw emailTaken();
       try {
         const passwordHash = await hashPassword(password);
@@ -208,27 +186,6 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
           csrf_token: app.sessions.csrfToken(session),
         },
       };
-    },
-  );
-
-  app.post(
-    '/invitations/accept',
-    {
-      onRequest: app.requireSession(),
-      schema: {
-        tags,
-        summary: 'Accept an invitation as the person logged in',
-        body: acceptBody,
-        response: { 200: z.object({ data: orgMembership }), ...errorResponses('people') },
-      },
-    },
-    async (request) => {
-      const person = await personById(pool, request.person!.personId);
-      if (!person) throw new Unavailable('Your account is still being set up');
-      const events = await commands.publishOrg(acceptance(request.body.invitation, person));
-      const orgId = events[0]!.orgId;
-      const [membership] = membershipsOf([directory.org(orgId)!], person.personId);
-      return { data: membership! };
     },
   );
 };

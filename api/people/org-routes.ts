@@ -1,39 +1,23 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { roles, scopes } from '../../domain/orgs/events.ts';
-import { invitationLifetimeMs, isMember } from '../../domain/orgs/membership.ts';
+import { roles } from '../../domain/orgs/events.ts';
+import { invitationLifetimeMs } from '../../domain/orgs/membership.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
 import { emailField } from '../../domain/people/credentials.ts';
 import { newId } from '../../platform/ids.ts';
 import { peopleByIds } from '../../stores/people.ts';
-import { newApiKey } from '../auth/api-keys.ts';
 import { errorResponses } from '../error-responses.ts';
-import { ApiError } from '../errors.ts';
 import { commandMeta, type PeopleRouteDeps } from './commands.ts';
 import { invitationLink, newInvitationToken } from './invitation-links.ts';
+import { memberOrgOf, orgParams } from './org-access.ts';
 
-// An org's people and keys as its members manage them (the dashboard's Settings): members and
-// invitations (owners invite and remove; anyone may leave), and API keys with chosen scopes.
+// An org as its members manage it (the dashboard's Settings and Tracing pages): creating one,
+// members and invitations (owners invite and remove; anyone may leave), and the tracing beta.
+// Its API keys are key-routes.ts.
 
 const tags = ['people'];
-const orgParams = z.object({ orgId: z.string().max(100) });
 
 const inviteBody = z.strictObject({ email: emailField, role: z.enum(roles).default('member') });
-const keyBody = z.strictObject({
-  name: z.string().trim().min(1).max(100),
-  scopes: z.array(z.enum(scopes)).min(1).describe('at least one; `inference:invoke` only from here'),
-});
-
-const keyObject = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  scopes: z.array(z.enum(scopes)),
-  created_at: z.string(),
-  created_by: z.string().describe("a person's id; empty for an operator's key"),
-  revoked: z.boolean(),
-});
-
 const membersAnswer = z.object({
   data: z.object({
     members: z.array(
@@ -56,25 +40,6 @@ const membersAnswer = z.object({
     ),
   }),
 });
-
-const notAMember = () =>
-  new ApiError(
-    'org_not_found',
-    404,
-    'You are not a member of this org: pick one of yours from GET /api/auth/session.',
-  );
-
-function keyData(org: OrgState) {
-  return Object.values(org.keys).map((key) => ({
-    id: key.keyId,
-    name: key.name,
-    prefix: key.keyPrefix,
-    scopes: [...key.scopes],
-    created_at: key.createdAt.toISOString(),
-    created_by: key.createdBy,
-    revoked: key.revoked,
-  }));
-}
 
 const orgAnswer = z.object({
   data: z.object({
@@ -101,13 +66,32 @@ export const orgRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, dep
   const { pool, directory, commands, now } = deps;
   const session = app.requireSession();
 
-  /** The org in the path, if the person in the session belongs to it (else 404: it reveals nothing). */
-  const memberOrg = (orgId: string, personId: string): OrgState => {
-    const org = directory.org(orgId);
-    if (!org || !isMember(org, personId)) throw notAMember();
-    return org;
-  };
+  const memberOrg = (orgId: string, personId: string) => memberOrgOf(directory, orgId, personId);
   const actorOf = (personId: string) => ({ kind: 'person', personId }) as const;
+
+  app.post(
+    '/orgs',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Create an org with the person logged in as its owner (as at sign-up)',
+        body: z.strictObject({ name: z.string().trim().min(1).max(100) }),
+        response: { 201: orgAnswer, ...errorResponses('people') },
+      },
+    },
+    async (request, reply) => {
+      const personId = request.person!.personId;
+      const orgId = newId('org');
+      await commands.org({
+        ...commandMeta(orgId, now()),
+        type: 'CreateOrg',
+        name: request.body.name,
+        owner: personId,
+      });
+      return reply.status(201).send({ data: orgData(directory.org(orgId)!, personId) });
+    },
+  );
 
   app.get(
     '/orgs/:orgId',
@@ -285,79 +269,6 @@ export const orgRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, dep
         actor: actorOf(actor),
         type: 'RemoveMember',
         personId: request.params.personId,
-      });
-      return reply.status(204).send(null);
-    },
-  );
-
-  app.get(
-    '/orgs/:orgId/keys',
-    {
-      onRequest: session,
-      schema: {
-        tags,
-        summary: "The org's API keys (never their secrets)",
-        params: orgParams,
-        response: { 200: z.object({ data: z.array(keyObject) }), ...errorResponses('people') },
-      },
-    },
-    async (request) => ({ data: keyData(memberOrg(request.params.orgId, request.person!.personId)) }),
-  );
-
-  app.post(
-    '/orgs/:orgId/keys',
-    {
-      onRequest: session,
-      schema: {
-        tags,
-        summary: 'Create an API key with chosen scopes: its secret is answered this once',
-        params: orgParams,
-        body: keyBody,
-        response: {
-          201: z.object({ data: keyObject.extend({ key: z.string() }) }),
-          ...errorResponses('people'),
-        },
-      },
-    },
-    async (request, reply) => {
-      const personId = request.person!.personId;
-      const org = memberOrg(request.params.orgId, personId);
-      const created = newApiKey();
-      const keyId = newId('key');
-      const { name } = request.body;
-      const keyScopes = [...new Set(request.body.scopes)];
-      await commands.org({
-        ...commandMeta(org.orgId, now()),
-        type: 'CreateApiKey',
-        keyId,
-        name,
-        keyHash: created.keyHash,
-        keyPrefix: created.keyPrefix,
-        scopes: keyScopes,
-        createdBy: personId,
-      });
-      const key = keyData(directory.org(org.orgId)!).find((candidate) => candidate.id === keyId)!;
-      return reply.status(201).send({ data: { ...key, key: created.key } });
-    },
-  );
-
-  app.delete(
-    '/orgs/:orgId/keys/:keyId',
-    {
-      onRequest: session,
-      schema: {
-        tags,
-        summary: 'Revoke an API key: it and the sandbox tokens it minted stop working within a second',
-        params: orgParams.extend({ keyId: z.string().max(100) }),
-        response: { 204: z.null(), ...errorResponses('people') },
-      },
-    },
-    async (request, reply) => {
-      const org = memberOrg(request.params.orgId, request.person!.personId);
-      await commands.org({
-        ...commandMeta(org.orgId, now()),
-        type: 'RevokeApiKey',
-        keyId: request.params.keyId,
       });
       return reply.status(204).send(null);
     },

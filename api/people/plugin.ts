@@ -8,6 +8,8 @@ import { accountRoutes } from './account-routes.ts';
 import { PeopleCommands } from './commands.ts';
 import { deviceApprovalRoutes } from './device-approval-routes.ts';
 import { deviceRoutes } from './device-routes.ts';
+import { invitationRoutes } from './invitation-routes.ts';
+import { keyRoutes } from './key-routes.ts';
 import { orgRoutes } from './org-routes.ts';
 import { revocationRoutes } from './revocation-routes.ts';
 
@@ -40,6 +42,8 @@ export const peoplePlugin: FastifyPluginAsyncZod<PeopleDeps> = async (
   };
   await app.register(accountRoutes, deps);
   await app.register(orgRoutes, deps);
+  await app.register(keyRoutes, deps);
+  await app.register(invitationRoutes, deps);
   await app.register(deviceRoutes, deps);
   await app.register(revocationRoutes, deps);
   await app.register(deviceApprovalRoutes, deps);

@@ -100,7 +100,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -190,7 +190,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -330,6 +330,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
                     headers: {
@@ -348,7 +366,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -490,6 +508,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
                     headers: {
@@ -508,7 +544,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -652,6 +688,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
                     headers: {
@@ -670,7 +724,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -806,7 +860,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -932,7 +986,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1076,7 +1130,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1202,7 +1256,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1338,7 +1392,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -1464,7 +1518,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1939,7 +1993,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2081,7 +2135,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2207,7 +2261,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2476,7 +2530,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2602,7 +2656,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2740,7 +2794,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2848,7 +2902,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2971,6 +3025,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
                     headers: {
@@ -2989,7 +3061,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3196,7 +3268,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3296,7 +3368,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3495,7 +3567,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3595,7 +3667,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,8 +3835,48 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3925,6 +4037,26 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
                     headers: {
@@ -3945,7 +4077,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4001,6 +4133,166 @@ export interface paths {
                                 param: string | null;
                                 /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
                                 type: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an invitation link invites to: the org, the email, the role and whether it is still open */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description only the person with this email may accept */
+                                email: string;
+                                expires_at: string;
+                                org: {
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                role: "owner" | "member";
+                                /** @enum {string} */
+                                status: "open" | "accepted" | "revoked" | "expired";
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
                             };
                         };
                     };
@@ -4093,7 +4385,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4219,7 +4511,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4407,27 +4699,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/orgs/{orgId}": {
+    "/api/orgs": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The org as its member sees it, with its tracing beta status */
-        get: {
+        get?: never;
+        put?: never;
+        /** Create an org with the person logged in as its owner (as at sign-up) */
+        post: {
             parameters: {
                 query?: never;
                 header?: never;
-                path: {
-                    orgId: string;
-                };
+                path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4483,7 +4781,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4609,7 +4907,271 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orgs/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The org as its member sees it, with its tracing beta status */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    orgId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "owner" | "member";
+                                tracing: {
+                                    enabled: boolean;
+                                    /** @description when a member asked to join the tracing beta */
+                                    requested_at: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The invitation was accepted, withdrawn, or has expired. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The JSON body is over 1 MiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4759,7 +5321,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4885,7 +5447,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5013,7 +5575,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5139,7 +5701,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5275,7 +5837,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5401,7 +5963,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5535,7 +6097,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5661,7 +6223,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5789,7 +6351,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5915,7 +6477,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6059,7 +6621,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6185,7 +6747,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6315,7 +6877,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6441,7 +7003,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6580,7 +7142,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6706,7 +7268,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7030,6 +7592,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
                     headers: {
@@ -7048,7 +7628,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7245,7 +7825,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7403,7 +7983,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7457,7 +8037,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7604,7 +8184,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7694,7 +8274,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7850,7 +8430,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7940,7 +8520,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8077,7 +8657,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8131,7 +8711,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8271,7 +8851,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8361,7 +8941,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8496,7 +9076,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8568,7 +9148,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8694,7 +9274,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8784,7 +9364,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8988,7 +9568,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9078,7 +9658,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9208,7 +9788,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9280,7 +9860,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9430,7 +10010,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9520,7 +10100,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9649,7 +10229,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9721,7 +10301,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9842,7 +10422,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9914,7 +10494,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10081,7 +10661,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -10171,7 +10751,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10331,7 +10911,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -10421,7 +11001,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10549,7 +11129,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -10621,7 +11201,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10801,7 +11381,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -10891,7 +11471,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11039,7 +11619,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -11129,7 +11709,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11295,6 +11875,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
                     headers: {
@@ -11313,7 +11911,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11493,7 +12091,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -11547,7 +12145,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11667,7 +12265,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -11721,7 +12319,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11890,7 +12488,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Nothing with this id or name in the org. */
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -11944,7 +12542,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A field, path or query parameter is missing or invalid: `param` names it. */
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
                 422: {
                     headers: {
                         [name: string]: unknown;

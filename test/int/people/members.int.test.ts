@@ -289,3 +289,45 @@ describe('the Playground', () => {
     expect(logged[0]).toMatchObject({ model: 'scribe', endpoint: 'titles', key: null, input_tokens: 30 });
   });
 });
+
+describe('orgs and invitation links', () => {
+  it('a person creates another org, owned by them; a removed person is never left without a way in', async () => {
+    const person = await signUp(platform.api);
+    const created = await asPerson(platform.api, person, 'POST', '/api/orgs', {
+      body: { name: 'Second Lab' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const org = created.json().data;
+    expect(org).toMatchObject({
+      name: 'Second Lab',
+      role: 'owner',
+      tracing: { enabled: false, requested_at: null },
+    });
+    const session = (await asPerson(platform.api, person, 'GET', '/api/auth/session')).json().data;
+    expect(session.orgs.map((one: { id: string }) => one.id).sort()).toEqual([orgOf(person), org.id].sort());
+    const unnamed = await asPerson(platform.api, person, 'POST', '/api/orgs', { body: { name: ' ' } });
+    expect(unnamed.json().error).toMatchObject({ code: 'invalid_request', param: 'name' });
+  });
+
+  it('a link tells its holder the org, the email and the role, and whether it is still open', async () => {
+    const owner = await signUp(platform.api, { org_name: 'Linked' });
+    const email = uniqueEmail('holder');
+    const { token } = await invite(owner, email, 'owner');
+    const read = () =>
+      platform.api.inject({ method: 'GET', url: `/api/invitations/${encodeURIComponent(token)}` });
+    expect((await read()).json().data).toMatchObject({
+      org: { id: orgOf(owner), name: 'Linked' },
+      email: email.toLowerCase(),
+      role: 'owner',
+      status: 'open',
+    });
+    await signUp(platform.api, { email, invitation: token });
+    expect((await read()).json().data.status).toBe('accepted');
+    const forged = `${token.slice(0, -4)}AAAA`;
+    const refused = await platform.api.inject({
+      method: 'GET',
+      url: `/api/invitations/${encodeURIComponent(forged)}`,
+    });
+    expect(refused.statusCode).toBe(404);
+  });
+});
