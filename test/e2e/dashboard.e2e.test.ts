@@ -150,7 +150,7 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.locator('input[name="email"][aria-invalid="true"]').waitFor();
     expect(await descriptionOf(page, email)).toContain('An account with this email exists: log in instead.');
-    expect((await activeElement(page)).name).toBe('email');
+    await expect.poll(async () => (await activeElement(page)).name).toBe('email');
     await seen(page, 'signup-email-taken');
 
     await email.fill(uniqueEmail('someone'));
@@ -194,7 +194,7 @@ describe('the dashboard', () => {
     const dialog = page.getByRole('dialog', { name: 'Revoke the key “laptop”?' });
     await dialog.waitFor();
     // The focus starts on Cancel: Enter destroys nothing.
-    expect((await activeElement(page)).text).toBe('Cancel');
+    await expect.poll(async () => (await activeElement(page)).text).toBe('Cancel');
     await seen(page, 'key-revoke-dialog');
     await dialog.getByRole('button', { name: 'Revoke the key' }).click();
     await dialog.waitFor({ state: 'detached' });
@@ -302,9 +302,9 @@ describe('the dashboard', () => {
     await page.waitForURL(`${base}/orgs/${orgId}/settings/keys`);
     // The first Tab reaches the skip link, which takes the focus to the page.
     await page.keyboard.press('Tab');
-    expect((await activeElement(page)).text).toBe('Skip to the page');
+    await expect.poll(async () => (await activeElement(page)).text).toBe('Skip to the page');
     await page.keyboard.press('Enter');
-    expect((await activeElement(page)).id).toBe('main');
+    await expect.poll(async () => (await activeElement(page)).id).toBe('main');
 
     const nav = page.getByRole('navigation', { name: 'Main' });
     for (const [link, slug] of [
@@ -319,8 +319,9 @@ describe('the dashboard', () => {
       await page.keyboard.press('Enter');
       await page.waitForURL(`${base}/orgs/${orgId}/${slug}`);
       await page.getByRole('heading', { name: link, level: 1 }).waitFor();
-      // The new page's heading has the focus, for a screen reader to say where the person is.
-      expect(await activeElement(page)).toMatchObject({ tag: 'H1', text: link });
+      // The new page's heading takes the focus (once the page's effect runs), for a screen reader
+      // to say where the person is.
+      await expect.poll(() => activeElement(page)).toMatchObject({ tag: 'H1', text: link });
       await page.getByText('This page is not built yet.').waitFor();
       expect(await nav.getByRole('link', { name: link }).getAttribute('aria-current')).toBe('page');
       await seen(page, `not-built-${slug.replace('/', '-')}`);
