@@ -1,4 +1,4 @@
-// How numbers read on the dashboard's pages, as pure functions (tested in test/format.unit.test.ts).
+// How numbers read on the dashboard's pages, as pure functions (tested in test/data.unit.test.ts).
 
 const integer = new Intl.NumberFormat('en-US');
 

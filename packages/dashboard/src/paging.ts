@@ -1,6 +1,6 @@
 // Paging by the API's `next_cursor`, kept in the page's address: `cursor` is this page's, and each
 // `before` the cursor of a page before it, nearest first (empty for the first page), so "Newer"
-// goes back the way "Older" came. Pure functions of the search parameters (test/paging.unit.test.ts).
+// goes back the way "Older" came. Pure functions of the search parameters (test/data.unit.test.ts).
 
 export function olderSearch(search: URLSearchParams, nextCursor: string): URLSearchParams {
   const next = new URLSearchParams(search);

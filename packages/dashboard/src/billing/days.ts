@@ -1,7 +1,7 @@
 import type { Charge } from '../api/types.ts';
 
 // The Billing chart's rows: the last 30 UTC days up to today, each with the cents of each model
-// (0 where a model had none), so the bars stand on a full axis of days. Pure, unit tested.
+// (0 where a model had none), so the bars stand on a full axis of days. Pure (test/data.unit.test.ts).
 
 const dayMs = 24 * 60 * 60 * 1000;
 

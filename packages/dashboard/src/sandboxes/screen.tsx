@@ -11,11 +11,12 @@ import { ErrorPanel, Loading } from '../components.tsx';
 
 const tokenSeconds = 900;
 
-type Connection = 'connecting' | 'connected' | 'ended';
+/** What became of each token's connection: a token replaced may still report its end later. */
+type Connections = Record<string, 'connected' | 'ended'>;
 
 export function LiveScreen({ orgId, sandbox }: { orgId: string; sandbox: Sandbox }) {
   const [mode, setMode] = useState<Ability>('view');
-  const [connection, setConnection] = useState<Connection>('connecting');
+  const [connections, setConnections] = useState<Connections>({});
   const mint = useMutation({
     mutationFn: async (ability: Ability) =>
       (
@@ -27,9 +28,12 @@ export function LiveScreen({ orgId, sandbox }: { orgId: string; sandbox: Sandbox
           }),
         )
       ).data,
-    onMutate: () => setConnection('connecting'),
   });
   const held = mint.data?.abilities ?? [];
+  const token = mint.data?.token;
+  const connection = token ? (connections[token] ?? 'connecting') : 'connecting';
+  const report = (of: string, what: 'connected' | 'ended') =>
+    setConnections((all) => ({ ...all, [of]: what }));
   // biome-ignore lint/correctness/useExhaustiveDependencies: mints once, when the screen is shown
   useEffect(() => mint.mutate('view'), [sandbox.id]);
 
@@ -76,17 +80,17 @@ export function LiveScreen({ orgId, sandbox }: { orgId: string; sandbox: Sandbox
         </button>
       )}
       {mint.isPending && <Loading what="a token" />}
-      {mint.data && connection !== 'ended' && (
+      {token && connection !== 'ended' && (
         <SandboxScreen
-          key={mint.data.token}
+          key={token}
           className="screen"
-          token={mint.data.token}
+          token={token}
           sandbox={sandbox.id}
           baseUrl={window.location.origin}
           mode={held.includes('control') ? mode : 'view'}
           background="#1f2328"
-          onConnect={() => setConnection('connected')}
-          onDisconnect={() => setConnection('ended')}
+          onConnect={() => report(token, 'connected')}
+          onDisconnect={() => report(token, 'ended')}
         />
       )}
     </div>

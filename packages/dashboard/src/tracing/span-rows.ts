@@ -2,7 +2,7 @@ import type { SpanNode } from '../api/types.ts';
 
 // A trace's span tree as the rows the trace view shows: depth-first in the API's order (children
 // by start), each with its depth and its bar on the timeline as fractions of the trace's span.
-// Times are nanosecond decimal strings, so the arithmetic is in BigInt. Pure, unit tested.
+// Times are nanosecond decimal strings, so the arithmetic is in BigInt. Pure (test/data.unit.test.ts).
 
 export interface SpanRow {
   span: SpanNode;
