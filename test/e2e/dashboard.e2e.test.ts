@@ -1,13 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceGrantType } from '../../api/people/device-routes.ts';
 import { deviceLoginTiming } from '../../domain/people/device-login.ts';
 import { launchChromium } from '../harness/browser.ts';
+import { buildDashboard, noneLoading, screenshotFolder } from '../harness/dashboard.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
 import { password, uniqueEmail } from '../int/people/given.ts';
 import { type TestClock, testClock } from '../int/sandboxes/given.ts';
@@ -17,34 +13,22 @@ import { type TestClock, testClock } from '../int/sandboxes/given.ts';
 // Settings and used, a member invited through the link and removed, a command-line login approved
 // on /device and its key used, and an ended session sending the page to log in and back. axe-core
 // checks every page seen (no serious or critical violation), and each is saved as a screenshot
-// in test-results/dashboard/ for a reviewer to look at.
+// in test-results/dashboard/ for a reviewer to look at. The data pages (Playground, Billing,
+// Requests, Tracing, Sandboxes) are driven in dashboard-pages.e2e.test.ts.
 
-const dashboard = join(import.meta.dirname, '../../packages/dashboard');
-const built = mkdtempSync(join(tmpdir(), 'orrery-dashboard-'));
-const screenshots = resolve('test-results/dashboard');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const screenshots = screenshotFolder('test-results/dashboard');
+const { seen } = screenshots;
 
 let platform: TestPlatform;
 let clock: TestClock;
 let browser: Browser;
 let base: string;
-let shots = 0;
+let built: Awaited<ReturnType<typeof buildDashboard>> | undefined;
 
 beforeAll(async () => {
-  // As `npm start` builds it: React's production build, which Vite makes only under that NODE_ENV
-  // (the tests run under `test`).
-  const nodeEnv = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'production';
-  try {
-    await build({ root: dashboard, logLevel: 'warn', build: { outDir: built, emptyOutDir: true } });
-  } finally {
-    if (nodeEnv === undefined) delete process.env.NODE_ENV;
-    else process.env.NODE_ENV = nodeEnv;
-  }
-  rmSync(screenshots, { recursive: true, force: true });
-  mkdirSync(screenshots, { recursive: true });
+  built = await buildDashboard();
   clock = testClock();
-  platform = await startTestPlatform({ clock: clock.now, dashboardRoot: built });
+  platform = await startTestPlatform({ clock: clock.now, dashboardRoot: built.root });
   base = await platform.api.listen({ host: '127.0.0.1', port: 0 });
   browser = await launchChromium((line) => process.stderr.write(`[browser] ${line}\n`));
 }, 180_000);
@@ -52,35 +36,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await platform?.stop();
-  rmSync(built, { recursive: true, force: true });
-  if (shots > 0) process.stderr.write(`[dashboard] ${shots} screenshots in ${screenshots}\n`);
+  built?.remove();
+  if (screenshots.count() > 0)
+    process.stderr.write(`[dashboard] ${screenshots.count()} screenshots in ${screenshots.dir}\n`);
 });
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: string[];
-}
-
-/**
- * A page as it is now: axe-core finds no serious or critical violation on it, and it is saved as
- * the next screenshot.
- */
-async function seen(page: Page, name: string): Promise<void> {
-  // Evaluated by the browser's debugger, which the page's Content-Security-Policy does not limit.
-  if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axeSource);
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-      nodes: v.nodes.map((node) => node.target.join(' ')) })))`)) as Violation[];
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  shots += 1;
-  await page.screenshot({
-    path: join(screenshots, `${String(shots).padStart(2, '0')}-${name}.png`),
-    fullPage: true,
-  });
-  expect(serious, `${name}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);
-}
 
 /** The text of what describes a field (its hint and its error), as a screen reader reads it. */
 async function descriptionOf(page: Page, field: ReturnType<Page['locator']>): Promise<string> {
@@ -225,10 +184,14 @@ describe('the dashboard', () => {
     const inviteeContext = await browser.newContext();
     const inviteePage = await inviteeContext.newPage();
     await inviteePage.goto(link);
-    await inviteePage.getByRole('heading', { name: 'Join an org' }).waitFor();
+    // The page says what the link invites to (GET /api/invitations/:token), the email filled in.
+    await inviteePage.getByRole('heading', { name: `Join ${owner.org}` }).waitFor();
+    await inviteePage.getByText(`${owner.org} invites ${invitee.email} as a member.`).waitFor();
+    expect(await inviteePage.getByLabel('Email', { exact: true }).inputValue()).toBe(
+      invitee.email.toLowerCase(),
+    );
     await seen(inviteePage, 'invitation-signup');
     await inviteePage.getByLabel('Your name').fill(invitee.name);
-    await inviteePage.getByLabel('Email', { exact: true }).fill(invitee.email);
     await inviteePage.getByLabel('Password').fill(password);
     await inviteePage.getByRole('button', { name: 'Sign up and join' }).click();
     await inviteePage.waitForURL(`${base}/orgs/${orgId}/settings/keys`);
@@ -296,7 +259,7 @@ describe('the dashboard', () => {
     expect(await polled.json()).toMatchObject({ error: 'access_denied' });
   });
 
-  it('shows the pages not built yet as such, and is usable from the keyboard', async () => {
+  it('reaches every page of the navigation from the keyboard, each heading taking the focus', async () => {
     const page = ownerPage;
     await page.goto(`${base}/orgs/${orgId}/settings`);
     await page.waitForURL(`${base}/orgs/${orgId}/settings/keys`);
@@ -322,9 +285,9 @@ describe('the dashboard', () => {
       // The new page's heading takes the focus (once the page's effect runs), for a screen reader
       // to say where the person is.
       await expect.poll(() => activeElement(page)).toMatchObject({ tag: 'H1', text: link });
-      await page.getByText('This page is not built yet.').waitFor();
       expect(await nav.getByRole('link', { name: link }).getAttribute('aria-current')).toBe('page');
-      await seen(page, `not-built-${slug.replace('/', '-')}`);
+      await noneLoading(page);
+      await seen(page, `empty-${slug.replace('/', '-')}`);
     }
   });
 

@@ -2,6 +2,7 @@ import {
   type InputHTMLAttributes,
   type ReactNode,
   type RefObject,
+  type TextareaHTMLAttributes,
   useEffect,
   useId,
   useRef,
@@ -140,32 +141,75 @@ export function TextField({ label, name, error, hint, ...input }: TextFieldProps
   );
 }
 
+type TextAreaFieldProps = {
+  label: string;
+  name: string;
+  error?: string | undefined;
+  hint?: ReactNode;
+} & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'name' | 'id'>;
+
+export function TextAreaField({ label, name, error, hint, ...textarea }: TextAreaFieldProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      )}
+      <textarea
+        id={id}
+        name={name}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(hint !== undefined && `${id}-hint`, error && `${id}-error`)}
+        {...textarea}
+      />
+      {error && (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function SelectField({
   label,
   name,
   error,
   value,
   onChange,
+  defaultValue,
   children,
+  hint,
 }: {
   label: string;
   name: string;
   error?: string | undefined;
-  value: string;
-  onChange: (value: string) => void;
+  /** Controlled with `value` and `onChange`, or left to the form with `defaultValue`. */
+  value?: string;
+  onChange?: (value: string) => void;
+  defaultValue?: string;
   children: ReactNode;
+  hint?: ReactNode;
 }) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
+      {hint && (
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      )}
       <select
         id={id}
         name={name}
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
+        {...(value === undefined ? { defaultValue } : { value })}
+        onChange={(event) => onChange?.(event.target.value)}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
+        aria-describedby={describedBy(hint !== undefined && `${id}-hint`, error && `${id}-error`)}
       >
         {children}
       </select>
@@ -279,5 +323,20 @@ export function When({ iso }: { iso: string }) {
     <time dateTime={iso} title={date.toISOString()}>
       {date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
     </time>
+  );
+}
+
+/** A number of the page's answer, with what it is: a term and its value in a <dl>. */
+export function Facts({ facts, label }: { facts: [term: ReactNode, value: ReactNode][]; label?: string }) {
+  return (
+    <dl className="facts" aria-label={label}>
+      {facts.map(([term, value], index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a fixed list, in a fixed order
+        <div key={index}>
+          <dt>{term}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }

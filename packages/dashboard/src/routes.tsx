@@ -1,16 +1,23 @@
 import { createBrowserRouter, Link, Navigate, type RouteObject } from 'react-router';
+import { BillingPage } from './billing/billing.tsx';
 import { Page } from './components.tsx';
 import { AuthLayout } from './pages/auth-layout.tsx';
 import { DevicePage } from './pages/device.tsx';
 import { InvitationPage } from './pages/invitation.tsx';
 import { LoginPage } from './pages/login.tsx';
-import { NotBuilt, planned } from './pages/not-built.tsx';
+import { NewOrgPage } from './pages/new-org.tsx';
 import { SignupPage } from './pages/signup.tsx';
+import { PlaygroundPage } from './playground/playground.tsx';
+import { RequestsPage } from './requests/requests.tsx';
+import { SandboxPage } from './sandboxes/sandbox.tsx';
+import { SandboxesPage } from './sandboxes/sandboxes.tsx';
 import { RequireSession } from './session.tsx';
 import { KeysPage } from './settings/keys.tsx';
 import { MembersPage } from './settings/members.tsx';
 import { SettingsPage } from './settings/settings.tsx';
 import { Home, Shell } from './shell.tsx';
+import { TracePage } from './tracing/trace-view.tsx';
+import { TracingPage } from './tracing/tracing.tsx';
 
 // Every page's address. The API answers index.html for any path outside /api
 // (api/dashboard/plugin.ts), so each of these may be opened directly or reloaded.
@@ -26,16 +33,19 @@ export const routes: RouteObject[] = [
       { path: '/', element: <Home /> },
       // The verification_uri of the command-line login (api/people/device-routes.ts).
       { path: '/device', element: <DevicePage /> },
+      { path: '/new-org', element: <NewOrgPage /> },
       {
         path: '/orgs/:orgId',
         element: <Shell />,
         children: [
           { index: true, element: <Navigate to="settings" replace /> },
-          { path: 'playground', element: <NotBuilt page={planned.playground} /> },
-          { path: 'billing', element: <NotBuilt page={planned.billing} /> },
-          { path: 'endpoints/requests', element: <NotBuilt page={planned.requests} /> },
-          { path: 'tracing', element: <NotBuilt page={planned.tracing} /> },
-          { path: 'sandboxes', element: <NotBuilt page={planned.sandboxes} /> },
+          { path: 'playground', element: <PlaygroundPage /> },
+          { path: 'billing', element: <BillingPage /> },
+          { path: 'endpoints/requests', element: <RequestsPage /> },
+          { path: 'tracing', element: <TracingPage /> },
+          { path: 'tracing/traces/:traceId', element: <TracePage /> },
+          { path: 'sandboxes', element: <SandboxesPage /> },
+          { path: 'sandboxes/:sandboxId', element: <SandboxPage /> },
           {
             path: 'settings',
             element: <SettingsPage />,

@@ -47,7 +47,15 @@ export function Shell() {
   );
 }
 
-function Frame({ session, org, children }: { session: Session; org?: Membership; children: ReactNode }) {
+export function Frame({
+  session,
+  org,
+  children,
+}: {
+  session: Session;
+  org?: Membership;
+  children: ReactNode;
+}) {
   const logout = useLogout();
   return (
     <div className="app">
@@ -91,7 +99,6 @@ function OrgSwitcher({ orgs, current }: { orgs: Membership[]; current?: Membersh
   useEffect(() => {
     if (details.current) details.current.open = false;
   }, [location.pathname]);
-  if (orgs.length === 0) return null;
   return (
     <details className="org-switcher" ref={details}>
       <summary>
@@ -111,6 +118,9 @@ function OrgSwitcher({ orgs, current }: { orgs: Membership[]; current?: Membersh
               </Link>
             </li>
           ))}
+          <li className="new-org">
+            <Link to="/new-org">New org…</Link>
+          </li>
         </ul>
       </nav>
     </details>
@@ -176,8 +186,8 @@ function NoOrg() {
     <Page title="You belong to no org">
       <div className="panel">
         <p>
-          You are not a member of any org now. Open an invitation link from an org's owner to join one.
-          (Making a new org of your own from here is not possible yet.)
+          You are not a member of any org now. Open an invitation link from an org's owner to join one, or{' '}
+          <Link to="/new-org">make a new org</Link> of your own.
         </p>
       </div>
     </Page>

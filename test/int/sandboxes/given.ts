@@ -59,7 +59,12 @@ export interface SandboxApi {
  */
 export async function givenSandboxApi(
   sandboxes: ApiDeps['sandboxes'] | ((runtime: SandboxRuntime) => ApiDeps['sandboxes']) = {},
-  options: { httpTimeouts?: ApiDeps['httpTimeouts']; models?: ApiDeps['models'] } = {},
+  options: {
+    httpTimeouts?: ApiDeps['httpTimeouts'];
+    models?: ApiDeps['models'];
+    /** The dashboard's built files, for a test that drives it in a browser. */
+    dashboardRoot?: ApiDeps['dashboardRoot'];
+  } = {},
 ): Promise<SandboxApi> {
   const given = givenRuntime();
   const { runtime, dir } = given;
@@ -87,6 +92,7 @@ export async function givenSandboxApi(
     },
     httpTimeouts: options.httpTimeouts,
     models: options.models,
+    dashboardRoot: options.dashboardRoot,
   });
   async function newOrg(name: string, scopes: Scope[] = ['sandboxes:write']) {
     const org = await createOrg(platform.admin, name);

@@ -104,3 +104,9 @@ api.use({
     }
   },
 });
+
+/**
+ * The org a call is for, for the routes that take a session in an org of the person's choosing
+ * (billing, inference, traces, sandboxes): the `Orrery-Org` header.
+ */
+export const inOrgHeader = (orgId: string) => ({ headers: { 'Orrery-Org': orgId } });

@@ -34,3 +34,39 @@ type Unoffered = Exclude<Scope, (typeof scopeChoices)[number]['scope']>;
 /** Fails to compile when the API has a scope Settings does not offer. */
 export type EveryScopeOffered = [Unoffered] extends [never] ? true : { unoffered: Unoffered };
 export const everyScopeOffered: EveryScopeOffered = true;
+
+export type OrgDetail = DataOf<paths['/api/orgs/{orgId}']['get']['responses'][200]>;
+export type InvitationInfo = DataOf<paths['/api/invitations/{token}']['get']['responses'][200]>;
+
+export type Model = DataOf<paths['/api/inference/models']['get']['responses'][200]>[number];
+export type TitleBody = NonNullable<
+  paths['/api/inference/{model}/v1/titles']['post']['requestBody']
+>['content']['application/json'];
+export type PreviewBody = NonNullable<
+  paths['/api/inference/{model}/v1/previews']['post']['requestBody']
+>['content']['application/json'];
+export type InferenceAnswer = Json<paths['/api/inference/{model}/v1/titles']['post']['responses'][200]>;
+
+export type BillingSummary = DataOf<paths['/api/billing/summary']['get']['responses'][200]>;
+export type Charge = BillingSummary['charges'][number];
+
+export type RequestsQuery = NonNullable<paths['/api/inference/requests']['get']['parameters']['query']>;
+export type RequestsPage = Json<paths['/api/inference/requests']['get']['responses'][200]>;
+export type RequestRow = RequestsPage['data'][number];
+
+export type TracesQuery = NonNullable<paths['/api/traces']['get']['parameters']['query']>;
+export type TracesPage = Json<paths['/api/traces']['get']['responses'][200]>;
+export type TraceItem = TracesPage['data'][number];
+export type Trace = DataOf<paths['/api/traces/{traceId}']['get']['responses'][200]>;
+/** A node of a trace's span tree; the document types its children loosely, they are this shape. */
+export type SpanNode = Omit<Trace['spans'][number], 'children'> & { children: SpanNode[] };
+export type SpanDetail = DataOf<paths['/api/traces/{traceId}/spans/{spanId}']['get']['responses'][200]>;
+export type SpanKind = SpanNode['kind'];
+export type UsageRow = Json<paths['/api/analytics/usage']['get']['responses'][200]>['data'][number];
+export type LatencyRow = Json<paths['/api/analytics/latency']['get']['responses'][200]>['data'][number];
+export type ErrorsRow = Json<paths['/api/analytics/errors']['get']['responses'][200]>['data'][number];
+
+export type Sandbox = DataOf<paths['/api/sandboxes/{id}']['get']['responses'][200]>;
+export type Ability = NonNullable<
+  paths['/api/sandboxes/{id}/tokens']['post']['requestBody']
+>['content']['application/json']['abilities'][number];

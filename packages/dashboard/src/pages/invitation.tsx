@@ -1,8 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
-import { FormError, fieldErrors, Loading, Page, useFocusOnError } from '../components.tsx';
+import type { InvitationInfo } from '../api/types.ts';
+import { ErrorPanel, FormError, fieldErrors, Loading, Page, useFocusOnError, When } from '../components.tsx';
 import { sessionKey, useLogout, useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
 import { SignupFields, signupBody, useSignup } from './signup.tsx';
@@ -14,18 +15,60 @@ export function InvitationPage() {
   const token = useParams().token ?? '';
   const session = useSession();
   const here = `/invitations/${encodeURIComponent(token)}`;
+  const invitation = useQuery({
+    queryKey: ['invitation', token],
+    queryFn: async () =>
+      (await dataOf(api.GET('/api/invitations/{token}', { params: { path: { token } } }))).data,
+    retry: false,
+  });
   return (
     <AuthLayout>
-      <Page title="Join an org">
-        {session.isPending ? (
-          <Loading what="your session" />
-        ) : session.data ? (
-          <Accept token={token} email={session.data.person.email} />
+      <Page title={invitation.data ? `Join ${invitation.data.org.name}` : 'Join an org'}>
+        {session.isPending || invitation.isPending ? (
+          <Loading what="the invitation" />
+        ) : invitation.isError ? (
+          <ErrorPanel error={invitation.error} title="This invitation cannot be used" />
         ) : (
-          <SignUpWith token={token} here={here} />
+          <>
+            <WhatItInvitesTo invitation={invitation.data} />
+            {invitation.data.status !== 'open' ? null : session.data ? (
+              <Accept token={token} email={session.data.person.email} />
+            ) : (
+              <SignUpWith token={token} here={here} email={invitation.data.email} />
+            )}
+          </>
         )}
       </Page>
     </AuthLayout>
+  );
+}
+
+const closed = {
+  accepted: 'It has been accepted already.',
+  revoked: 'The owner withdrew it: ask them for a new one.',
+  expired: 'It has expired (links last a week): ask the owner for a new one.',
+} as const;
+
+function WhatItInvitesTo({ invitation }: { invitation: InvitationInfo }) {
+  return (
+    <div
+      className={invitation.status === 'open' ? 'panel' : 'panel panel-error'}
+      role={invitation.status === 'open' ? undefined : 'alert'}
+    >
+      <p>
+        <strong>{invitation.org.name}</strong> invites <strong>{invitation.email}</strong> as{' '}
+        {invitation.role === 'owner' ? 'an owner' : 'a member'}.
+      </p>
+      <p>
+        {invitation.status === 'open' ? (
+          <>
+            Open until <When iso={invitation.expires_at} />.
+          </>
+        ) : (
+          closed[invitation.status]
+        )}
+      </p>
+    </div>
   );
 }
 
@@ -59,7 +102,7 @@ function Accept({ token, email }: { token: string; email: string }) {
   );
 }
 
-function SignUpWith({ token, here }: { token: string; here: string }) {
+function SignUpWith({ token, here, email }: { token: string; here: string; email: string }) {
   const navigate = useNavigate();
   const form = useRef<HTMLFormElement>(null);
   const signup = useSignup((session) => {
@@ -78,7 +121,7 @@ function SignUpWith({ token, here }: { token: string; here: string }) {
         account? <Link to={`/login?next=${encodeURIComponent(here)}`}>Log in to accept it</Link>.
       </p>
       <form ref={form} onSubmit={submit} noValidate className="card">
-        <SignupFields error={signup.error} withOrg={false} />
+        <SignupFields error={signup.error} withOrg={false} email={email} />
         <button type="submit" className="primary" disabled={signup.isPending}>
           {signup.isPending ? 'Signing up…' : 'Sign up and join'}
         </button>

@@ -45,7 +45,16 @@ export function signupBody(form: HTMLFormElement, invitation?: string): SignupBo
 }
 
 /** The person's fields of a sign-up; the org's name only when they make an org of their own. */
-export function SignupFields({ error, withOrg }: { error: unknown; withOrg: boolean }) {
+export function SignupFields({
+  error,
+  withOrg,
+  email,
+}: {
+  error: unknown;
+  withOrg: boolean;
+  /** Filled in already: the email an invitation was made for. */
+  email?: string;
+}) {
   const errors = fieldErrors(error, fields);
   return (
     <>
@@ -56,6 +65,7 @@ export function SignupFields({ error, withOrg }: { error: unknown; withOrg: bool
         type="email"
         autoComplete="email"
         required
+        defaultValue={email}
         error={errors.of('email')}
       />
       <TextField

@@ -1,0 +1,151 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
+import { type FormEvent, useRef } from 'react';
+import { useSearchParams } from 'react-router';
+import { api, dataOf, inOrgHeader } from '../api/client.ts';
+import type { RequestRow, RequestsQuery } from '../api/types.ts';
+import { FormError, fieldErrors, Loading, Page, useFocusOnError, When } from '../components.tsx';
+import { count, duration } from '../format.ts';
+import { filterSearch, newerSearch, olderSearch } from '../paging.ts';
+import { useKeys } from '../settings/org-queries.ts';
+import { useOrg } from '../shell.tsx';
+import { RequestFilters, requestFilterNames } from './filters.tsx';
+
+// Endpoints > Requests (spec 000): the org's title and preview requests, newest first, with the
+// key that made each (none for the Playground) and the model's time. The filters and the page's
+// cursor live in the address, so a filtered page can be reloaded or shared; the API's message
+// for a filter it refuses is shown at that filter.
+
+const column = createColumnHelper<RequestRow>();
+const columns = [
+  column.accessor('created_at', { header: 'When', cell: (cell) => <When iso={cell.getValue()} /> }),
+  column.accessor('key', {
+    header: 'Key',
+    cell: (cell) => {
+      const key = cell.getValue();
+      if (!key) return <span className="muted">Playground (no key)</span>;
+      return (
+        <>
+          {key.name ?? 'a deleted key'} {key.prefix && <code>{key.prefix}…</code>}
+        </>
+      );
+    },
+  }),
+  column.accessor('model', { header: 'Model' }),
+  column.accessor('endpoint', { header: 'Endpoint', cell: (cell) => <code>/v1/{cell.getValue()}</code> }),
+  column.accessor('input_tokens', { header: 'Input tokens', cell: (cell) => count(cell.getValue()) }),
+  column.accessor('output_tokens', { header: 'Output tokens', cell: (cell) => count(cell.getValue()) }),
+  column.accessor('fallback', { header: 'Fallback', cell: (cell) => (cell.getValue() ? 'yes' : 'no') }),
+  column.accessor('latency_ms', { header: "Model's time", cell: (cell) => duration(cell.getValue()) }),
+];
+
+const queryNames = ['from', 'to', 'model', 'key_id', 'endpoint', 'limit', 'cursor'] as const;
+
+function queryOf(search: URLSearchParams): RequestsQuery {
+  const query: Record<string, string | number> = {};
+  for (const name of queryNames) {
+    const value = search.get(name);
+    if (value) query[name] = name === 'limit' ? Number(value) : value;
+  }
+  return query as RequestsQuery;
+}
+
+export function RequestsPage() {
+  const org = useOrg();
+  const [search, setSearch] = useSearchParams();
+  const form = useRef<HTMLFormElement>(null);
+  const query = queryOf(search);
+  const keys = useKeys(org.id);
+  const requests = useQuery({
+    queryKey: ['orgs', org.id, 'requests', query],
+    queryFn: () => dataOf(api.GET('/api/inference/requests', { params: { query }, ...inOrgHeader(org.id) })),
+    placeholderData: keepPreviousData,
+  });
+  const errors = fieldErrors(requests.error, requestFilterNames);
+  useFocusOnError(form, requests.error, errors.field);
+
+  function filter(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSearch(filterSearch(event.currentTarget, ['from', 'to']));
+  }
+
+  return (
+    <Page title="Requests">
+      <p className="lead">Every title and preview request of {org.name}, newest first.</p>
+      <form ref={form} onSubmit={filter} noValidate className="card filters" aria-label="Filters">
+        <RequestFilters query={query} keys={keys.data ?? []} errorOf={errors.of} />
+        {/* A refusal, or the list not loading: said here, at the filters that asked for it. */}
+        <FormError message={errors.general} />
+        <div className="actions">
+          <button type="submit" className="primary">
+            Filter
+          </button>
+          <button type="button" onClick={() => setSearch(new URLSearchParams())}>
+            Clear the filters
+          </button>
+        </div>
+      </form>
+      {requests.isPending ? (
+        <Loading what="the requests" />
+      ) : requests.isError ? null : (
+        <>
+          <RequestTable rows={requests.data.data} />
+          <nav aria-label="Pages of requests" className="actions">
+            <button
+              type="button"
+              onClick={() => setSearch(newerSearch(search))}
+              disabled={!search.get('cursor')}
+            >
+              Newer
+            </button>
+            <button
+              type="button"
+              onClick={() =>
+                requests.data.next_cursor && setSearch(olderSearch(search, requests.data.next_cursor))
+              }
+              disabled={!requests.data.next_cursor}
+            >
+              Older
+            </button>
+          </nav>
+        </>
+      )}
+    </Page>
+  );
+}
+
+function RequestTable({ rows }: { rows: RequestRow[] }) {
+  const table = useReactTable({
+    data: rows,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (row) => row.id,
+  });
+  if (rows.length === 0) return <p>No requests match.</p>;
+  return (
+    <div className="table-wrap">
+      <table aria-label="Requests">
+        <thead>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => (
+                <th scope="col" key={header.id}>
+                  {flexRender(header.column.columnDef.header, header.getContext())}
+                </th>
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {table.getRowModel().rows.map((row) => (
+            <tr key={row.id}>
+              {row.getVisibleCells().map((cell) => (
+                <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

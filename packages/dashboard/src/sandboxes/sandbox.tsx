@@ -1,0 +1,66 @@
+import { Link, useParams } from 'react-router';
+import type { Sandbox } from '../api/types.ts';
+import { ErrorPanel, Facts, Loading, Page, When } from '../components.tsx';
+import { useOrg } from '../shell.tsx';
+import { useSandbox } from './queries.ts';
+import { MetadataList } from './sandboxes.tsx';
+import { LiveScreen } from './screen.tsx';
+
+// A sandbox's page: what it is, its desktop's status, and while the desktop runs, its live screen.
+
+export function SandboxPage() {
+  const org = useOrg();
+  const id = useParams().sandboxId ?? '';
+  const sandbox = useSandbox(org.id, id);
+  return (
+    <Page title={sandbox.data ? `Sandbox ${sandbox.data.name}` : 'Sandbox'}>
+      <p>
+        <Link to={`/orgs/${encodeURIComponent(org.id)}/sandboxes`}>Back to the sandboxes</Link>
+      </p>
+      {sandbox.isPending ? (
+        <Loading what="the sandbox" />
+      ) : sandbox.isError ? (
+        <ErrorPanel error={sandbox.error} />
+      ) : (
+        <>
+          <About sandbox={sandbox.data} />
+          <section aria-labelledby="screen-title">
+            <h2 id="screen-title">Live screen</h2>
+            {sandbox.data.desktop.running ? (
+              <LiveScreen orgId={org.id} sandbox={sandbox.data} />
+            ) : (
+              <p>
+                The desktop is not running. A program starts it with a key (
+                <code>sandbox.desktop.start()</code>); its screen shows here once it runs.
+              </p>
+            )}
+          </section>
+        </>
+      )}
+    </Page>
+  );
+}
+
+function About({ sandbox }: { sandbox: Sandbox }) {
+  const desktop = sandbox.desktop;
+  return (
+    <Facts
+      label="The sandbox"
+      facts={[
+        ['Id', <code key="id">{sandbox.id}</code>],
+        [
+          'Status',
+          <span key="status" className={`status status-${sandbox.status}`}>
+            {sandbox.status}
+          </span>,
+        ],
+        ['Size', sandbox.size],
+        ['Desktop', desktop.running ? `running, ${desktop.size}, ${desktop.browser}` : 'not running'],
+        ['Metadata', <MetadataList key="metadata" metadata={sandbox.metadata} />],
+        ['Idle timeout', `${sandbox.idle_timeout_seconds} s`],
+        ['Last used', <When key="used" iso={sandbox.last_used_at} />],
+        ['Created', <When key="created" iso={sandbox.created_at} />],
+      ]}
+    />
+  );
+}

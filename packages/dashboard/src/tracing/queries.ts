@@ -1,0 +1,75 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, dataOf, inOrgHeader } from '../api/client.ts';
+import type { SpanNode, TracesQuery } from '../api/types.ts';
+
+// Tracing's reads as server state: the org (its beta status), the trace list, a trace, a span,
+// and the analytics, each with the org in `Orrery-Org` (the org routes name it in the path).
+
+export const tracingKeys = {
+  org: (orgId: string) => ['orgs', orgId, 'detail'] as const,
+  traces: (orgId: string, query: TracesQuery) => ['orgs', orgId, 'traces', query] as const,
+  trace: (orgId: string, traceId: string) => ['orgs', orgId, 'trace', traceId] as const,
+  span: (orgId: string, traceId: string, spanId: string) => ['orgs', orgId, 'span', traceId, spanId] as const,
+  analytics: (orgId: string, what: string) => ['orgs', orgId, 'analytics', what] as const,
+};
+
+export function useOrgDetail(orgId: string) {
+  return useQuery({
+    queryKey: tracingKeys.org(orgId),
+    queryFn: async () => (await dataOf(api.GET('/api/orgs/{orgId}', { params: { path: { orgId } } }))).data,
+  });
+}
+
+export function useTraces(orgId: string, query: TracesQuery) {
+  return useQuery({
+    queryKey: tracingKeys.traces(orgId, query),
+    queryFn: () => dataOf(api.GET('/api/traces', { params: { query }, ...inOrgHeader(orgId) })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useTrace(orgId: string, traceId: string) {
+  return useQuery({
+    queryKey: tracingKeys.trace(orgId, traceId),
+    queryFn: async () => {
+      const { data } = await dataOf(
+        api.GET('/api/traces/{traceId}', { params: { path: { traceId } }, ...inOrgHeader(orgId) }),
+      );
+      // The document types children loosely (no recursive schema); the API sends span nodes.
+      return { ...data, spans: data.spans as SpanNode[] };
+    },
+  });
+}
+
+export function useSpan(orgId: string, traceId: string, spanId: string | null) {
+  return useQuery({
+    queryKey: tracingKeys.span(orgId, traceId, spanId ?? ''),
+    enabled: spanId !== null,
+    queryFn: async () =>
+      (
+        await dataOf(
+          api.GET('/api/traces/{traceId}/spans/{spanId}', {
+            params: { path: { traceId, spanId: spanId ?? '' } },
+            ...inOrgHeader(orgId),
+          }),
+        )
+      ).data,
+  });
+}
+
+export function useAnalytics(orgId: string) {
+  const options = inOrgHeader(orgId);
+  const usage = useQuery({
+    queryKey: tracingKeys.analytics(orgId, 'usage'),
+    queryFn: async () => (await dataOf(api.GET('/api/analytics/usage', options))).data,
+  });
+  const latency = useQuery({
+    queryKey: tracingKeys.analytics(orgId, 'latency'),
+    queryFn: async () => (await dataOf(api.GET('/api/analytics/latency', options))).data,
+  });
+  const errors = useQuery({
+    queryKey: tracingKeys.analytics(orgId, 'errors'),
+    queryFn: async () => (await dataOf(api.GET('/api/analytics/errors', options))).data,
+  });
+  return { usage, latency, errors };
+}

@@ -1,0 +1,175 @@
+import { type FormEvent, useRef } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import type { TraceItem, TracesQuery } from '../api/types.ts';
+import { FormError, fieldErrors, Loading, useFocusOnError, When } from '../components.tsx';
+import { count, duration } from '../format.ts';
+import { filterSearch, newerSearch, olderSearch } from '../paging.ts';
+import { useTraces } from './queries.ts';
+import { TraceFilters, traceFilterNames } from './trace-filters.tsx';
+
+// The trace list: newest first, with the search box and every filter of the API in the address,
+// paging by the cursor, and each trace's session and user a one-click filter.
+
+const queryNames = [...traceFilterNames, 'cursor'];
+
+function queryOf(search: URLSearchParams): TracesQuery {
+  const query: Record<string, string | number> = {};
+  for (const name of queryNames) {
+    const value = search.get(name);
+    if (value) query[name] = name === 'limit' ? Number(value) : value;
+  }
+  return query as TracesQuery;
+}
+
+export function TraceList({ orgId }: { orgId: string }) {
+  const [search, setSearch] = useSearchParams();
+  const form = useRef<HTMLFormElement>(null);
+  const query = queryOf(search);
+  const traces = useTraces(orgId, query);
+  const errors = fieldErrors(traces.error, traceFilterNames);
+  useFocusOnError(form, traces.error, errors.field);
+
+  function filter(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSearch(filterSearch(event.currentTarget, ['from', 'to']));
+  }
+  /** Only this filter added to those in force, from the first page. */
+  function only(name: 'session_id' | 'user_id', value: string) {
+    const next = new URLSearchParams(search);
+    next.delete('cursor');
+    next.delete('before');
+    next.set(name, value);
+    setSearch(next);
+  }
+
+  return (
+    <section aria-labelledby="traces-title">
+      <h2 id="traces-title">Traces</h2>
+      <search>
+        <form ref={form} onSubmit={filter} noValidate className="card filters" aria-label="Find traces">
+          <TraceFilters query={query} errorOf={errors.of} />
+          <FormError message={errors.general} />
+          <div className="actions">
+            <button type="submit" className="primary">
+              Search
+            </button>
+            <button type="button" onClick={() => setSearch(new URLSearchParams())}>
+              Clear
+            </button>
+          </div>
+        </form>
+      </search>
+      {traces.isPending ? (
+        <Loading what="the traces" />
+      ) : traces.isError ? null : traces.data.data.length === 0 ? (
+        <p>No traces match.</p>
+      ) : (
+        <>
+          <TraceTable traces={traces.data.data} onOnly={only} />
+          <nav aria-label="Pages of traces" className="actions">
+            <button
+              type="button"
+              onClick={() => setSearch(newerSearch(search))}
+              disabled={!search.get('cursor')}
+            >
+              Newer
+            </button>
+            <button
+              type="button"
+              onClick={() =>
+                traces.data.next_cursor && setSearch(olderSearch(search, traces.data.next_cursor))
+              }
+              disabled={!traces.data.next_cursor}
+            >
+              Older
+            </button>
+          </nav>
+        </>
+      )}
+    </section>
+  );
+}
+
+function TraceTable({
+  traces,
+  onOnly,
+}: {
+  traces: TraceItem[];
+  onOnly: (name: 'session_id' | 'user_id', value: string) => void;
+}) {
+  return (
+    <div className="table-wrap">
+      <table aria-label="Traces">
+        <thead>
+          <tr>
+            <th scope="col">Trace</th>
+            <th scope="col">Started</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Spans</th>
+            <th scope="col">Tokens in / out</th>
+            <th scope="col">Session</th>
+            <th scope="col">User</th>
+          </tr>
+        </thead>
+        <tbody>
+          {traces.map((trace) => (
+            <tr key={trace.trace_id}>
+              <th scope="row">
+                <Link to={`traces/${encodeURIComponent(trace.trace_id)}`}>
+                  {trace.root_span_name ?? `Trace ${trace.trace_id.slice(0, 8)}… (root not received)`}
+                </Link>
+                {trace.models.length > 0 && <div className="muted small">{trace.models.join(', ')}</div>}
+              </th>
+              <td>
+                <When iso={trace.start_time} />
+              </td>
+              <td>{duration(trace.duration_ms)}</td>
+              <td>
+                {count(trace.span_count)}
+                {trace.error_count > 0 && (
+                  <span className="error-badge"> {count(trace.error_count)} failed</span>
+                )}
+              </td>
+              <td>
+                {count(trace.input_tokens)} / {count(trace.output_tokens)}
+              </td>
+              <td>
+                <FilterButton
+                  what="session"
+                  value={trace.session_id}
+                  onClick={(v) => onOnly('session_id', v)}
+                />
+              </td>
+              <td>
+                <FilterButton what="user" value={trace.user_id} onClick={(v) => onOnly('user_id', v)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function FilterButton({
+  what,
+  value,
+  onClick,
+}: {
+  what: string;
+  value: string | null;
+  onClick: (value: string) => void;
+}) {
+  if (!value) return <span className="muted">none</span>;
+  return (
+    <button
+      type="button"
+      className="link-button"
+      onClick={() => onClick(value)}
+      title={`Only this ${what}'s traces`}
+    >
+      <span className="visually-hidden">Only the traces of {what} </span>
+      {value}
+    </button>
+  );
+}

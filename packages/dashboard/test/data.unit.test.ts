@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { Charge, SpanNode } from '../src/api/types.ts';
+import { chartRows, lastUtcDays } from '../src/billing/days.ts';
+import { dollars, duration, requestCost } from '../src/format.ts';
+import { newerSearch, olderSearch } from '../src/paging.ts';
+import { spanRows } from '../src/tracing/span-rows.ts';
+
+describe('format', () => {
+  it('writes cents as dollars, a negative balance too', () => {
+    expect(dollars(0)).toBe('$0.00');
+    expect(dollars(5)).toBe('$0.05');
+    expect(dollars(123_456)).toBe('$1,234.56');
+    expect(dollars(-5)).toBe('-$0.05');
+  });
+
+  it("prices a request's input tokens in cents, a fraction of a cent with its digits", () => {
+    expect(requestCost(120, 10)).toBe('0.0012¢');
+    expect(requestCost(1_000_000, 250)).toBe('250.00¢');
+    expect(requestCost(0, 10)).toBe('0¢');
+  });
+
+  it('writes durations in ms below a second, in s above', () => {
+    expect(duration(3.456)).toBe('3.46 ms');
+    expect(duration(840)).toBe('840 ms');
+    expect(duration(1250)).toBe('1.25 s');
+  });
+});
+
+describe('paging in the address', () => {
+  it('goes older and back newer through the cursors it came by, the filters kept', () => {
+    const first = new URLSearchParams({ model: 'scribe' });
+    const second = olderSearch(first, 'c2');
+    const third = olderSearch(second, 'c3');
+    expect(third.get('cursor')).toBe('c3');
+    expect(third.getAll('before')).toEqual(['c2', '']);
+    const back = newerSearch(third);
+    expect(back.get('cursor')).toBe('c2');
+    expect(back.getAll('before')).toEqual(['']);
+    const start = newerSearch(back);
+    expect(start.get('cursor')).toBeNull();
+    expect(start.getAll('before')).toEqual([]);
+    expect(start.get('model')).toBe('scribe');
+  });
+});
+
+describe('the Billing chart', () => {
+  it('has the 30 UTC days up to today, each model 0 where it had no charge', () => {
+    const today = new Date('2026-03-01T23:30:00Z');
+    expect(lastUtcDays(today).slice(-2)).toEqual(['2026-02-28', '2026-03-01']);
+    const charge = (day: string, model: string, cents: number): Charge => ({
+      day,
+      model,
+      cents,
+      requests: 1,
+      input_tokens: 1,
+      output_tokens: 0,
+    });
+    const { rows, models } = chartRows(
+      [charge('2026-03-01', 'b', 3), charge('2026-03-01', 'a', 2), charge('2025-12-01', 'old', 9)],
+      today,
+    );
+    expect(models).toEqual(['a', 'b']);
+    expect(rows).toHaveLength(30);
+    expect(rows.at(-1)).toEqual({ day: '2026-03-01', a: 2, b: 3 });
+    expect(rows[0]).toEqual({ day: '2026-01-31', a: 0, b: 0 });
+  });
+});
+
+describe("a trace's rows", () => {
+  const node = (id: string, start: number, end: number, children: SpanNode[] = []) =>
+    ({
+      span_id: id,
+      start_time_unix_nano: `${start}000000`,
+      end_time_unix_nano: `${end}000000`,
+      children,
+    }) as unknown as SpanNode;
+
+  it('walks the tree depth first, each bar placed on the trace time', () => {
+    const rows = spanRows([
+      node('root', 1000, 2000, [node('a', 1000, 1500, [node('a1', 1100, 1200)]), node('b', 1500, 2000)]),
+    ]);
+    expect(rows.map((row) => [row.span.span_id, row.depth])).toEqual([
+      ['root', 0],
+      ['a', 1],
+      ['a1', 2],
+      ['b', 1],
+    ]);
+    expect(rows[2]).toMatchObject({ offset: 0.1, width: 0.1, startsAtMs: 100 });
+    expect(rows[3]).toMatchObject({ offset: 0.5, width: 0.5 });
+  });
+
+  it('has no rows for no spans', () => {
+    expect(spanRows([])).toEqual([]);
+  });
+});

@@ -1,0 +1,372 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, enableTracing, grantCredit } from '../../api/admin/commands.ts';
+import { hashApiKey } from '../../api/auth/api-keys.ts';
+import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
+import type { KeyValue } from '../../domain/tracing/otlp.ts';
+import { postCharges } from '../../jobs/post-charges.ts';
+import { requestCost } from '../../packages/dashboard/src/format.ts';
+import { createDesktop } from '../../sandbox-runtime/desktop/index.ts';
+import { launchChromium } from '../harness/browser.ts';
+import { buildDashboard, noneLoading, screenshotFolder } from '../harness/dashboard.ts';
+import { type ModelServer, scriptedModel, startModelServer } from '../harness/model-server.ts';
+import { eventually } from '../harness/platform.ts';
+import { exportSpans, llmSpan, spanId, traceId } from '../harness/tracing.ts';
+import { password, uniqueEmail } from '../int/people/given.ts';
+import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../int/sandboxes/given.ts';
+import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/given.ts';
+
+// The dashboard's data pages as a person uses them (issue 15, items 3 and 4), in real Chromium
+// against the real stack: a Playground title request and its answer; the Billing page once the
+// posting job has charged it; Endpoints > Requests with that request (no key) and one made with a
+// key (its name); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
+// found by its tool's name, opened as a tree beside its waterfall, its spans' messages read; a
+// sandbox made with a key watched on its live screen. axe-core on every page (no serious or
+// critical violation), and each saved in test-results/dashboard/pages/.
+
+const screenshots = screenshotFolder('test-results/dashboard/pages');
+const { seen } = screenshots;
+
+const modelLine = 'Planning a Lisbon trip';
+const usage = { input: 120, output: 5 };
+
+let api: SandboxApi;
+let model: ModelServer;
+let browser: Browser;
+let page: Page;
+let base: string;
+let orgId: string;
+let desktop: ReturnType<typeof createDesktop>;
+let built: Awaited<ReturnType<typeof buildDashboard>> | undefined;
+
+beforeAll(async () => {
+  built = await buildDashboard();
+  model = await startModelServer(() => ({ line: modelLine, usage }));
+  api = await givenSandboxApi(
+    (runtime) => {
+      desktop = createDesktop(runtime);
+      return { desktop };
+    },
+    { models: [scriptedModel(model)], dashboardRoot: built.root },
+  );
+  base = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  browser = await launchChromium((line) => process.stderr.write(`[browser] ${line}\n`));
+  page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+
+  await page.goto(`${base}/signup`);
+  await page.getByLabel('Your name').fill('Ada');
+  await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('ada'));
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.waitForURL(/\/orgs\/[^/]+\/settings\/keys$/);
+  orgId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!);
+  await grantCredit(api.platform.admin, orgId, 500, 'the dashboard test');
+}, prepareTimeoutMs);
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.cleanup();
+  await model?.close();
+  built?.remove();
+  if (screenshots.count() > 0)
+    process.stderr.write(`[dashboard] ${screenshots.count()} screenshots in ${screenshots.dir}\n`);
+});
+
+/** A key of the org made as an operator would, once the API knows it. */
+async function orgKey(scopes: Parameters<typeof createApiKey>[2], name: string): Promise<string> {
+  const { key } = await createApiKey(api.platform.admin, orgId, scopes, name);
+  await eventually(async () => api.platform.directory.principal(hashApiKey(key)), 5_000, `the key ${name}`);
+  return key;
+}
+
+const orgPage = (path: string) => `${base}/orgs/${orgId}/${path}`;
+
+/** Reloads until `ready` holds, as a person reloads a page whose data is on its way. */
+async function reloadUntil(ready: () => Promise<boolean>, what: string): Promise<void> {
+  await eventually(
+    async () => {
+      if (await ready()) return true;
+      await page.reload();
+      await noneLoading(page);
+      return undefined;
+    },
+    20_000,
+    what,
+  );
+}
+
+const factOf = (term: string) => page.locator(`dt:text-is("${term}") + dd`).first();
+
+describe('the data pages of the dashboard', () => {
+  it('sends a title request from the Playground and shows its text, fallback, usage, latency and cost', async () => {
+    await page.goto(orgPage('playground'));
+    await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
+    expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe('scribe');
+    await seen(page, 'playground');
+
+    // A preview of an agent's action without the tool's name: the API's message at the Tool field.
+    await page.getByLabel('Endpoint', { exact: true }).selectOption('previews');
+    await page.getByLabel('Kind', { exact: true }).selectOption('agent_action');
+    await page.getByLabel('Tool', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Send the request' }).click();
+    await page.locator('input[name="item.tool"][aria-invalid="true"]').waitFor();
+    expect(await page.locator('.field-error').textContent()).toContain('`item.tool` must not be empty');
+    await seen(page, 'playground-field-error');
+
+    await page.getByLabel('Endpoint', { exact: true }).selectOption('titles');
+    await page.getByLabel('Message 2: content').fill('Sure: when do you leave?');
+    await page.getByRole('button', { name: 'Send the request' }).click();
+    const answer = page.getByRole('region', { name: 'The answer' });
+    await answer.getByText(modelLine).waitFor();
+    expect(await factOf('Fallback').textContent()).toContain("No: the model's own line");
+    expect(await factOf('Input tokens').textContent()).toBe(String(usage.input));
+    expect(await factOf('Output tokens').textContent()).toBe(String(usage.output));
+    expect(await factOf("Model's time").textContent()).toMatch(/^\d+(\.\d+)? (ms|s)$/);
+    expect(await factOf('Cost').textContent()).toBe(
+      requestCost(usage.input, Number(centsPerMillionInputTokens)),
+    );
+    await seen(page, 'playground-answer');
+  });
+
+  it('lists the Playground request without a key and a request made with a key under its name', async () => {
+    const key = await orgKey(['inference:invoke'], 'ci-bot');
+    const answer = await fetch(`${base}/api/inference/scribe/v1/titles`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'Book a table for two tonight' }] }),
+    });
+    expect(answer.status).toBe(200);
+
+    await page.goto(orgPage('endpoints/requests'));
+    await page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor();
+    const rows = page.getByRole('table', { name: 'Requests' }).locator('tbody tr');
+    await reloadUntil(async () => (await rows.count()) === 2, 'both requests in the log');
+    const keyed = rows.filter({ hasText: 'ci-bot' });
+    expect(await keyed.count()).toBe(1);
+    const playground = rows.filter({ hasText: 'Playground (no key)' });
+    expect(await playground.textContent()).toContain('scribe');
+    await seen(page, 'requests');
+
+    // Filtered to the key: only its request, the filter kept in the address.
+    const option = page.getByLabel('Key', { exact: true }).locator('option', { hasText: 'ci-bot' });
+    await page.getByLabel('Key', { exact: true }).selectOption((await option.getAttribute('value'))!);
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForURL(/key_id=/);
+    await eventually(
+      async () => ((await rows.count()) === 1 ? true : undefined),
+      10_000,
+      'the filtered list',
+    );
+    expect(await rows.first().textContent()).toContain('ci-bot');
+
+    // A filter the API refuses: its message at that field.
+    await page.goto(orgPage('endpoints/requests?limit=500'));
+    await page.locator('input[name="limit"][aria-invalid="true"]').waitFor();
+    await seen(page, 'requests-filter-refused');
+  });
+
+  it('shows the charge on Billing once the posting job has charged the day, with the chart', async () => {
+    const posted = await eventually(
+      async () => {
+        const result = await postCharges(
+          { pool: api.platform.pool, producer: api.platform.producer },
+          { orgIds: [orgId] },
+        );
+        return result.posted.length > 0 ? result.posted : undefined;
+      },
+      20_000,
+      'a charge posted for the day',
+    );
+    await page.goto(orgPage('billing'));
+    await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const row = page.getByRole('row', { name: new RegExp(`${today}.*scribe`) });
+    await row.waitFor();
+    const cents = posted.reduce((sum, charge) => sum + charge.cents, 0);
+    expect(await row.locator('td').last().textContent()).toBe(`$0.${String(cents).padStart(2, '0')}`);
+    expect(await factOf('Credit granted').textContent()).toBe('$5.00');
+    await page.locator('figure.chart .recharts-bar-rectangle').first().waitFor();
+    await seen(page, 'billing');
+  });
+
+  it('asks to join the tracing beta, then finds a trace by its tool and reads its spans', async () => {
+    await page.goto(orgPage('tracing'));
+    await page.getByRole('heading', { name: 'Tracing is in beta' }).waitFor();
+    await seen(page, 'tracing-beta');
+    await page.getByRole('button', { name: 'Ask to join the beta' }).click();
+    await page.getByText(/asked to join on/).waitFor();
+    await seen(page, 'tracing-asked');
+
+    await enableTracing(api.platform.admin, orgId);
+    const key = await orgKey(['traces:write'], 'tracer');
+    const sent = await exportSpans(api.platform.api, { spans: agentTrace(), key, format: 'json' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+
+    await page.reload();
+    const search = page.getByRole('searchbox', { name: 'Search span names' });
+    await search.fill('lookup_flights');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/name=lookup_flights/);
+    const link = page.getByRole('link', { name: 'plan-trip' });
+    await reloadUntil(async () => (await link.count()) === 1, 'the trace in the list');
+    await page.getByRole('heading', { name: 'The last 7 days' }).waitFor();
+    await page.locator('.chart-card figure.chart').first().waitFor();
+    await seen(page, 'tracing-list');
+
+    // The session is a filter one click away.
+    await page.getByRole('button', { name: 'Only the traces of session sess-42' }).click();
+    await page.waitForURL(/session_id=sess-42/);
+    await link.waitFor();
+
+    await link.click();
+    await page.getByRole('heading', { name: 'plan-trip', level: 1 }).waitFor();
+    const tree = page.getByRole('region', { name: 'Spans' });
+    for (const name of ['plan-trip', 'chat gpt-4o', 'execute_tool lookup_flights'])
+      await tree.getByRole('button', { name: new RegExp(`^${name},`) }).waitFor();
+    expect(await tree.locator('.bar').count()).toBe(3);
+    await seen(page, 'trace');
+
+    await tree.getByRole('button', { name: /^execute_tool lookup_flights,/ }).click();
+    const panel = page.getByRole('region', { name: 'execute_tool lookup_flights' });
+    await panel.getByText('"to": "LIS"').waitFor();
+    await panel.getByText('TP 1352').waitFor();
+    expect(await panel.locator('dt:text-is("Kind") + dd').textContent()).toBe('tool');
+    await seen(page, 'trace-tool-span');
+
+    await tree.getByRole('button', { name: /^chat gpt-4o,/ }).click();
+    const chat = page.getByRole('region', { name: 'chat gpt-4o' });
+    await chat.getByText('Find me a flight to Lisbon').waitFor();
+    expect(await chat.locator('.part-tool').first().textContent()).toContain('Tool call lookup_flights');
+    expect(await chat.locator('.message .role').allTextContents()).toEqual(
+      expect.arrayContaining(['user', 'assistant', 'tool']),
+    );
+    expect(await chat.locator('dt:text-is("Tokens") + dd').textContent()).toBe('42 in, 7 out');
+    expect(await chat.locator('dt:text-is("Model") + dd').textContent()).toBe('gpt-4o');
+    await seen(page, 'trace-generation-span');
+  });
+
+  it('shows a sandbox made with a key, and its live screen showing the desktop', async () => {
+    const key = await orgKey(['sandboxes:write'], 'sandbox-bot');
+    const created = await api.call('POST', '/api/sandboxes', {
+      bearer: key,
+      body: { name: 'demo-desktop', metadata: { purpose: 'dashboard-test' } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().data.id as string;
+    const started = await api.call('POST', `/api/sandboxes/${id}/desktop`, {
+      bearer: key,
+      body: { action: 'start' },
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    await serveTestPage({ runtime: api.runtime, id });
+    const button = await openTestPage({ desktop, id });
+
+    await page.goto(orgPage('sandboxes'));
+    await page.getByRole('heading', { name: 'Sandboxes', level: 1 }).waitFor();
+    const row = page.getByRole('row', { name: /demo-desktop/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('purpose=dashboard-test');
+    await seen(page, 'sandboxes');
+
+    await row.getByRole('link', { name: 'demo-desktop' }).click();
+    await page.getByRole('heading', { name: 'Sandbox demo-desktop', level: 1 }).waitFor();
+    expect(await factOf('Desktop').textContent()).toMatch(/^running, \d+x\d+/);
+    await page.getByText('Connected, watching.').waitFor({ timeout: 20_000 });
+    // The canvas shows the desktop: the test page's blue button where the desktop has it.
+    const at = { x: button.x0 + 12, y: button.y0 + 12 };
+    await eventually(
+      async () => {
+        const rgb = (await page.evaluate(
+          `Array.from(document.querySelector('.screen canvas')?.getContext('2d')
+            ?.getImageData(${at.x}, ${at.y}, 1, 1).data ?? []).slice(0, 3)`,
+        )) as number[];
+        // noVNC asks for JPEG-compressed updates: near, not exact.
+        return rgb.length === 3 && rgb.every((value, i) => Math.abs(value - colours.button[i]!) <= 24)
+          ? true
+          : undefined;
+      },
+      20_000,
+      'the button on the canvas',
+    );
+    await seen(page, 'sandbox-screen');
+
+    await page.getByLabel(/^Control/).check();
+    await page.getByText('Connected, in control.').waitFor({ timeout: 20_000 });
+  });
+});
+
+const text = (key: string, value: string): KeyValue => ({ key, value: { kind: 'string', value } });
+
+/** An agent's trace: the agent, a chat that calls a tool and reads its result, and the tool call. */
+function agentTrace() {
+  const trace = traceId();
+  const root = spanId();
+  const now = BigInt(Date.now()) * 1_000_000n;
+  const ms = (n: number) => now + BigInt(n) * 1_000_000n;
+  const context = [text('session.id', 'sess-42'), text('user.id', 'user-7')];
+  const messages = (value: unknown) => JSON.stringify(value);
+  return [
+    llmSpan({
+      traceId: trace,
+      spanId: root,
+      name: 'plan-trip',
+      startTimeUnixNano: ms(0),
+      endTimeUnixNano: ms(900),
+      attributes: [text('gen_ai.operation.name', 'invoke_agent'), ...context],
+    }),
+    llmSpan({
+      traceId: trace,
+      spanId: spanId(),
+      parentSpanId: root,
+      name: 'chat gpt-4o',
+      startTimeUnixNano: ms(20),
+      endTimeUnixNano: ms(400),
+      attributes: [
+        text('gen_ai.operation.name', 'chat'),
+        text('gen_ai.request.model', 'gpt-4o'),
+        { key: 'gen_ai.usage.input_tokens', value: { kind: 'int', value: 42n } },
+        { key: 'gen_ai.usage.output_tokens', value: { kind: 'int', value: 7n } },
+        text(
+          'gen_ai.input.messages',
+          messages([
+            { role: 'user', parts: [{ type: 'text', content: 'Find me a flight to Lisbon' }] },
+            {
+              role: 'assistant',
+              parts: [{ type: 'tool_call', id: 'call_1', name: 'lookup_flights', arguments: { to: 'LIS' } }],
+            },
+            {
+              role: 'tool',
+              parts: [{ type: 'tool_call_response', id: 'call_1', response: 'TP 1352 at 09:40' }],
+            },
+          ]),
+        ),
+        text(
+          'gen_ai.output.messages',
+          messages([
+            {
+              role: 'assistant',
+              parts: [{ type: 'text', content: 'TP 1352 leaves at 09:40.' }],
+              finish_reason: 'stop',
+            },
+          ]),
+        ),
+        ...context,
+      ],
+    }),
+    llmSpan({
+      traceId: trace,
+      spanId: spanId(),
+      parentSpanId: root,
+      name: 'execute_tool lookup_flights',
+      startTimeUnixNano: ms(450),
+      endTimeUnixNano: ms(850),
+      attributes: [
+        text('gen_ai.operation.name', 'execute_tool'),
+        text('gen_ai.tool.name', 'lookup_flights'),
+        text('gen_ai.tool.call.arguments', '{"to": "LIS"}'),
+        text('gen_ai.tool.call.result', 'TP 1352 at 09:40'),
+        ...context,
+      ],
+    }),
+  ];
+}
