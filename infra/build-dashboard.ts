@@ -7,11 +7,14 @@ import { build } from 'vite';
 // `npm start` builds the dashboard (packages/dashboard) into its dist/, which the API serves under
 // / (api/dashboard/plugin.ts). A build takes a few seconds, so it is skipped when dist/ was built
 // from exactly the sources there are now: a stamp in dist/ holds the SHA-256 of every source
-// file's path and contents and of package-lock.json (the libraries' versions). Contents, not
+// file's path and contents, of @orrery/sandbox's sources (the dashboard compiles them, through the
+// `@orrery/source` condition) and of package-lock.json (the libraries' versions). Contents, not
 // modification times: a checkout, a copy or a clock never makes a stale build look fresh.
 
 const dashboard = fileURLToPath(new URL('../packages/dashboard/', import.meta.url));
+const sandboxSources = fileURLToPath(new URL('../packages/sandbox/src/', import.meta.url));
 const lockfile = fileURLToPath(new URL('../package-lock.json', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = join(dashboard, 'dist');
 const stamp = join(dist, '.built-from');
 /** Not sources: the build's output, installed packages, and the unit tests. */
@@ -33,8 +36,8 @@ function sourceFiles(dir: string): string[] {
 /** The SHA-256 of what a build is made from. */
 export function sourcesHash(): string {
   const hash = createHash('sha256');
-  for (const file of [...sourceFiles(dashboard), lockfile]) {
-    hash.update(`${relative(dashboard, file)}\0`);
+  for (const file of [...sourceFiles(dashboard), ...sourceFiles(sandboxSources), lockfile]) {
+    hash.update(`${relative(root, file)}\0`);
     hash.update(readFileSync(file));
     hash.update('\0');
   }
