@@ -2,10 +2,10 @@
 
 const integer = new Intl.NumberFormat('en-US');
 
-/** Whole cents as dollars: 1234 → `$12.34`, -5 → `-$0.05`. */
+/** Cents as dollars, to the cent: 1234 → `$12.34`, -5 → `-$0.05` (a fraction rounds: 0.75 → `$0.01`). */
 export function dollars(cents: number): string {
   const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
+  const abs = Math.round(Math.abs(cents));
   return `${sign}$${integer.format(Math.floor(abs / 100))}.${String(abs % 100).padStart(2, '0')}`;
 }
 

@@ -11,6 +11,9 @@ describe('format', () => {
     expect(dollars(5)).toBe('$0.05');
     expect(dollars(123_456)).toBe('$1,234.56');
     expect(dollars(-5)).toBe('-$0.05');
+    // A chart's axis may ask for a fraction of a cent: it reads as the nearest cent.
+    expect(dollars(0.75)).toBe('$0.01');
+    expect(dollars(0.25)).toBe('$0.00');
   });
 
   it("prices a request's input tokens in cents, a fraction of a cent with its digits", () => {

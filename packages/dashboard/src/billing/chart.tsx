@@ -18,7 +18,8 @@ export function ChargesChart({ charges }: { charges: readonly Charge[] }) {
         <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="day" tickFormatter={(day: string) => day.slice(5)} minTickGap={16} />
-          <YAxis tickFormatter={(cents: number) => dollars(cents)} width={64} />
+          {/* Charges are whole cents: no tick between two of them. */}
+          <YAxis allowDecimals={false} tickFormatter={(cents: number) => dollars(cents)} width={64} />
           <Tooltip formatter={(cents) => dollars(Number(cents))} />
           <Legend />
           {models.map((model, index) => (
