@@ -1,5 +1,4 @@
 import { createBrowserRouter, Link, Navigate, type RouteObject } from 'react-router';
-import { BillingPage } from './billing/billing.tsx';
 import { Page } from './components.tsx';
 import { AuthLayout } from './pages/auth-layout.tsx';
 import { DevicePage } from './pages/device.tsx';
@@ -7,17 +6,11 @@ import { InvitationPage } from './pages/invitation.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { NewOrgPage } from './pages/new-org.tsx';
 import { SignupPage } from './pages/signup.tsx';
-import { PlaygroundPage } from './playground/playground.tsx';
-import { RequestsPage } from './requests/requests.tsx';
-import { SandboxPage } from './sandboxes/sandbox.tsx';
-import { SandboxesPage } from './sandboxes/sandboxes.tsx';
 import { RequireSession } from './session.tsx';
 import { KeysPage } from './settings/keys.tsx';
 import { MembersPage } from './settings/members.tsx';
 import { SettingsPage } from './settings/settings.tsx';
 import { Home, Shell } from './shell.tsx';
-import { TracePage } from './tracing/trace-view.tsx';
-import { TracingPage } from './tracing/tracing.tsx';
 
 // Every page's address. The API answers index.html for any path outside /api
 // (api/dashboard/plugin.ts), so each of these may be opened directly or reloaded.
@@ -39,13 +32,36 @@ export const routes: RouteObject[] = [
         element: <Shell />,
         children: [
           { index: true, element: <Navigate to="settings" replace /> },
-          { path: 'playground', element: <PlaygroundPage /> },
-          { path: 'billing', element: <BillingPage /> },
-          { path: 'endpoints/requests', element: <RequestsPage /> },
-          { path: 'tracing', element: <TracingPage /> },
-          { path: 'tracing/traces/:traceId', element: <TracePage /> },
-          { path: 'sandboxes', element: <SandboxesPage /> },
-          { path: 'sandboxes/:sandboxId', element: <SandboxPage /> },
+          // The data pages load when first opened: charts, tables and the live screen are most of
+          // the code, and a person who only signs in or approves a login needs none of them.
+          {
+            path: 'playground',
+            lazy: async () => ({ Component: (await import('./playground/playground.tsx')).PlaygroundPage }),
+          },
+          {
+            path: 'billing',
+            lazy: async () => ({ Component: (await import('./billing/billing.tsx')).BillingPage }),
+          },
+          {
+            path: 'endpoints/requests',
+            lazy: async () => ({ Component: (await import('./requests/requests.tsx')).RequestsPage }),
+          },
+          {
+            path: 'tracing',
+            lazy: async () => ({ Component: (await import('./tracing/tracing.tsx')).TracingPage }),
+          },
+          {
+            path: 'tracing/traces/:traceId',
+            lazy: async () => ({ Component: (await import('./tracing/trace-view.tsx')).TracePage }),
+          },
+          {
+            path: 'sandboxes',
+            lazy: async () => ({ Component: (await import('./sandboxes/sandboxes.tsx')).SandboxesPage }),
+          },
+          {
+            path: 'sandboxes/:sandboxId',
+            lazy: async () => ({ Component: (await import('./sandboxes/sandbox.tsx')).SandboxPage }),
+          },
           {
             path: 'settings',
             element: <SettingsPage />,
