@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runToEnd } from './run-to-end.ts';
 
 // Installs what is missing from Debian's packages: the one place that calls apt on the host. Each
 // caller names only what it needs (infra/stack/install.ts the stack, sandbox-runtime/host.ts the
@@ -27,21 +27,6 @@ export async function ensureDebianPackages(
 }
 
 /** apt-get to its end, failing with the last of its output (an install prints a lot). */
-function aptGet(args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('apt-get', args, {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let tail = '';
-    const keep = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-8000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`apt-get ${args.join(' ')} failed (${code}):\n${tail}`)),
-    );
-  });
+async function aptGet(args: string[]): Promise<void> {
+  await runToEnd('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }

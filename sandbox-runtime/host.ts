@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DebianPackage } from '../platform/debian-packages.ts';
+import { RunFailed, runToEnd } from '../platform/run-to-end.ts';
 
 // Small facts about host processes and programs, shared by the runtime's modules.
 
@@ -77,20 +78,15 @@ export function processName(pid: number): string | undefined {
  * Runs a host program to its end. Only the last few KiB of its output are kept (a debootstrap or
  * an apt run prints megabytes): they are what a failure shows, and what `log` gets then.
  */
-export function runHost(command: string, args: string[], log?: (line: string) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: hostEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let tail = '';
-    const keep = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) return resolve(tail);
-      log?.(tail);
-      reject(new Error(`${command} ${args.join(' ')} failed (${code}):\n${tail}`));
-    });
-  });
+export async function runHost(
+  command: string,
+  args: string[],
+  log?: (line: string) => void,
+): Promise<string> {
+  try {
+    return await runToEnd(command, args, { env: hostEnv, keepChars: 4000 });
+  } catch (error) {
+    if (error instanceof RunFailed) log?.(error.tail);
+    throw error;
+  }
 }

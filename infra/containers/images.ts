@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runToEnd } from '../../platform/run-to-end.ts';
 import { debianMirror } from '../../sandbox-runtime/rootfs.ts';
 import type { Engine } from './engine.ts';
 
@@ -137,22 +138,8 @@ export async function buildOrreryImage(engine: Engine, log: (line: string) => vo
 
 /** Runs a command to its end, keeping the last of its output for the error when it fails. */
 function piped(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let tail = '';
-    const keep = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-8000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolvePromise(tail)
-        : reject(new Error(`${command} ${args.slice(0, 3).join(' ')}… failed (${code}):\n${tail}`)),
-    );
+  return runToEnd(command, args, {
+    env: { ...process.env, ...env },
+    described: `${command} ${args.slice(0, 3).join(' ')}…`,
   });
 }
