@@ -3,7 +3,16 @@ import { type FormEvent, useRef } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
 import type { InvitationInfo } from '../api/types.ts';
-import { ErrorPanel, FormError, fieldErrors, Loading, Page, useFocusOnError, When } from '../components.tsx';
+import {
+  ErrorPanel,
+  FormError,
+  fieldErrors,
+  Loading,
+  Page,
+  SubmitButton,
+  useFocusOnError,
+  When,
+} from '../components.tsx';
 import { sessionKey, useLogout, useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
 import { SignupFields, signupBody, useSignup } from './signup.tsx';
@@ -122,9 +131,9 @@ function SignUpWith({ token, here, email }: { token: string; here: string; email
       </p>
       <form ref={form} onSubmit={submit} noValidate className="card">
         <SignupFields error={signup.error} withOrg={false} email={email} />
-        <button type="submit" className="primary" disabled={signup.isPending}>
-          {signup.isPending ? 'Signing up…' : 'Sign up and join'}
-        </button>
+        <SubmitButton pending={signup.isPending} busy="Signing up…">
+          Sign up and join
+        </SubmitButton>
       </form>
     </>
   );

@@ -2,7 +2,15 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
-import { FormError, fieldErrors, Loading, Page, TextField, useFocusOnError } from '../components.tsx';
+import {
+  FormError,
+  fieldErrors,
+  Loading,
+  Page,
+  SubmitButton,
+  TextField,
+  useFocusOnError,
+} from '../components.tsx';
 import { safeNext } from '../paths.ts';
 import { storeSession, useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
@@ -63,9 +71,9 @@ export function LoginPage() {
             error={errors.of('password')}
           />
           <FormError message={errors.general} />
-          <button type="submit" className="primary" disabled={login.isPending}>
-            {login.isPending ? 'Logging in…' : 'Log in'}
-          </button>
+          <SubmitButton pending={login.isPending} busy="Logging in…">
+            Log in
+          </SubmitButton>
         </form>
         <p>
           No account yet? <Link to={signup}>Sign up</Link>

@@ -3,7 +3,15 @@ import { type FormEvent, useRef } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
 import type { Session } from '../api/types.ts';
-import { FormError, fieldErrors, Loading, Page, TextField, useFocusOnError } from '../components.tsx';
+import {
+  FormError,
+  fieldErrors,
+  Loading,
+  Page,
+  SubmitButton,
+  TextField,
+  useFocusOnError,
+} from '../components.tsx';
 import { safeNext } from '../paths.ts';
 import { storeSession, useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
@@ -119,9 +127,9 @@ export function SignupPage() {
       <Page title="Sign up">
         <form ref={form} onSubmit={submit} noValidate className="card">
           <SignupFields error={signup.error} withOrg />
-          <button type="submit" className="primary" disabled={signup.isPending}>
-            {signup.isPending ? 'Signing up…' : 'Sign up'}
-          </button>
+          <SubmitButton pending={signup.isPending} busy="Signing up…">
+            Sign up
+          </SubmitButton>
         </form>
         <p>
           Have an account? <Link to={login}>Log in</Link>

@@ -10,6 +10,7 @@ import {
   Loading,
   Page,
   SelectField,
+  SubmitButton,
   useFocusOnError,
 } from '../components.tsx';
 import { count, duration, requestCost } from '../format.ts';
@@ -139,9 +140,9 @@ function Playground({ orgId, models }: { orgId: string; models: Model[] }) {
           </>
         )}
         <FormError message={errors.general} />
-        <button type="submit" className="primary" disabled={send.isPending}>
-          {send.isPending ? 'Sending…' : 'Send the request'}
-        </button>
+        <SubmitButton pending={send.isPending} busy="Sending…">
+          Send the request
+        </SubmitButton>
       </form>
       {send.isSuccess && <Answer sent={send.data} />}
     </>

@@ -9,6 +9,7 @@ import {
   FormError,
   fieldErrors,
   Loading,
+  SubmitButton,
   TextField,
   useFocusOnError,
   When,
@@ -137,9 +138,9 @@ function CreateKey({ orgId, onCreated }: { orgId: string; onCreated: (key: NewAp
           )}
         </fieldset>
         <FormError message={errors.general} />
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create the key'}
-        </button>
+        <SubmitButton pending={create.isPending} busy="Creating…">
+          Create the key
+        </SubmitButton>
       </form>
     </section>
   );

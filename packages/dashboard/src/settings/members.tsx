@@ -11,6 +11,7 @@ import {
   fieldErrors,
   Loading,
   SelectField,
+  SubmitButton,
   TextField,
   useFocusOnError,
   When,
@@ -255,9 +256,9 @@ function Invite({ orgId, onInvited }: { orgId: string; onInvited: (invited: NewI
           <option value="owner">Owner (may invite and remove people)</option>
         </SelectField>
         <FormError message={errors.general} />
-        <button type="submit" className="primary" disabled={invite.isPending}>
-          {invite.isPending ? 'Inviting…' : 'Invite'}
-        </button>
+        <SubmitButton pending={invite.isPending} busy="Inviting…">
+          Invite
+        </SubmitButton>
       </form>
     </section>
   );
