@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { api, dataOf } from '../api/client.ts';
 import { type ApiKey, type NewApiKey, type Scope, scopeChoices } from '../api/types.ts';
 import {
   ConfirmDialog,
-  CopyField,
   ErrorPanel,
   FormError,
   fieldErrors,
@@ -16,6 +15,7 @@ import {
 } from '../components.tsx';
 import { useOrg } from '../shell.tsx';
 import { orgKeys, personNamer, useKeys, usePeople } from './org-queries.ts';
+import { ShownOnce } from './shown-once.tsx';
 
 // Settings > API keys: create one with chosen scopes (its secret shown this once), list them,
 // revoke one after a confirmation.
@@ -147,22 +147,15 @@ function CreateKey({ orgId, onCreated }: { orgId: string; onCreated: (key: NewAp
 }
 
 function CreatedKey({ created, onDone }: { created: NewApiKey; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
   return (
-    <section className="panel panel-secret" aria-labelledby="created-key-title">
-      <h3 id="created-key-title" ref={heading} tabIndex={-1}>
-        Key “{created.name}” created
-      </h3>
-      <CopyField
-        label="The new API key"
-        value={created.key}
-        note="Copy it now: it is shown this once. Only its hash is kept, so no one can show it again."
-      />
-      <button type="button" onClick={onDone}>
-        Done, I have copied it
-      </button>
-    </section>
+    <ShownOnce
+      titleId="created-key-title"
+      title={<>Key “{created.name}” created</>}
+      label="The new API key"
+      value={created.key}
+      note="Copy it now: it is shown this once. Only its hash is kept, so no one can show it again."
+      onDone={onDone}
+    />
   );
 }
 

@@ -1,11 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
 import type { Member, NewInvitation, OpenInvitation, Role } from '../api/types.ts';
 import {
   ConfirmDialog,
-  CopyField,
   ErrorPanel,
   FormError,
   fieldErrors,
@@ -19,6 +18,7 @@ import {
 import { sessionKey, useSession } from '../session.tsx';
 import { useOrg } from '../shell.tsx';
 import { orgKeys, personNamer, usePeople } from './org-queries.ts';
+import { ShownOnce } from './shown-once.tsx';
 
 // Settings > Members: the org's members (owners remove anyone, anyone leaves) and its open
 // invitations (owners invite by email, the link shown once, and withdraw).
@@ -265,27 +265,20 @@ function Invite({ orgId, onInvited }: { orgId: string; onInvited: (invited: NewI
 }
 
 function InvitationLink({ invited, onDone }: { invited: NewInvitation; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
   return (
-    <section className="panel panel-secret" aria-labelledby="invitation-link-title">
-      <h3 id="invitation-link-title" ref={heading} tabIndex={-1}>
-        {invited.email} is invited as {invited.role}
-      </h3>
-      <CopyField
-        label="The invitation link"
-        value={invited.link}
-        note={
-          <>
-            Pass it on to them now: it is shown this once. It works until <When iso={invited.expires_at} />,
-            only for {invited.email}.
-          </>
-        }
-      />
-      <button type="button" onClick={onDone}>
-        Done, I have copied it
-      </button>
-    </section>
+    <ShownOnce
+      titleId="invitation-link-title"
+      title={`${invited.email} is invited as ${invited.role}`}
+      label="The invitation link"
+      value={invited.link}
+      note={
+        <>
+          Pass it on to them now: it is shown this once. It works until <When iso={invited.expires_at} />,
+          only for {invited.email}.
+        </>
+      }
+      onDone={onDone}
+    />
   );
 }
 
