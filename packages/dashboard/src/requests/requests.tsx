@@ -6,7 +6,8 @@ import { api, dataOf, inOrgHeader } from '../api/client.ts';
 import type { RequestRow, RequestsQuery } from '../api/types.ts';
 import { FormError, fieldErrors, Loading, Page, useFocusOnError, When } from '../components.tsx';
 import { count, duration } from '../format.ts';
-import { filterSearch, newerSearch, olderSearch } from '../paging.ts';
+import { Pager } from '../pager.tsx';
+import { filterSearch, listQuery } from '../paging.ts';
 import { useKeys } from '../settings/org-queries.ts';
 import { useOrg } from '../shell.tsx';
 import { RequestFilters, requestFilterNames } from './filters.tsx';
@@ -41,20 +42,11 @@ const columns = [
 
 const queryNames = ['from', 'to', 'model', 'key_id', 'endpoint', 'limit', 'cursor'] as const;
 
-function queryOf(search: URLSearchParams): RequestsQuery {
-  const query: Record<string, string | number> = {};
-  for (const name of queryNames) {
-    const value = search.get(name);
-    if (value) query[name] = name === 'limit' ? Number(value) : value;
-  }
-  return query as RequestsQuery;
-}
-
 export function RequestsPage() {
   const org = useOrg();
   const [search, setSearch] = useSearchParams();
   const form = useRef<HTMLFormElement>(null);
-  const query = queryOf(search);
+  const query = listQuery<RequestsQuery>(search, queryNames);
   const keys = useKeys(org.id);
   const requests = useQuery({
     queryKey: ['orgs', org.id, 'requests', query],
@@ -90,24 +82,7 @@ export function RequestsPage() {
       ) : requests.isError ? null : (
         <>
           <RequestTable rows={requests.data.data} />
-          <nav aria-label="Pages of requests" className="actions">
-            <button
-              type="button"
-              onClick={() => setSearch(newerSearch(search))}
-              disabled={!search.get('cursor')}
-            >
-              Newer
-            </button>
-            <button
-              type="button"
-              onClick={() =>
-                requests.data.next_cursor && setSearch(olderSearch(search, requests.data.next_cursor))
-              }
-              disabled={!requests.data.next_cursor}
-            >
-              Older
-            </button>
-          </nav>
+          <Pager label="Pages of requests" nextCursor={requests.data.next_cursor} />
         </>
       )}
     </Page>

@@ -3,7 +3,8 @@ import { Link, useSearchParams } from 'react-router';
 import type { TraceItem, TracesQuery } from '../api/types.ts';
 import { FormError, fieldErrors, Loading, useFocusOnError, When } from '../components.tsx';
 import { count, duration } from '../format.ts';
-import { filterSearch, newerSearch, olderSearch } from '../paging.ts';
+import { Pager } from '../pager.tsx';
+import { filterSearch, listQuery } from '../paging.ts';
 import { useTraces } from './queries.ts';
 import { TraceFilters, traceFilterNames } from './trace-filters.tsx';
 
@@ -12,19 +13,10 @@ import { TraceFilters, traceFilterNames } from './trace-filters.tsx';
 
 const queryNames = [...traceFilterNames, 'cursor'];
 
-function queryOf(search: URLSearchParams): TracesQuery {
-  const query: Record<string, string | number> = {};
-  for (const name of queryNames) {
-    const value = search.get(name);
-    if (value) query[name] = name === 'limit' ? Number(value) : value;
-  }
-  return query as TracesQuery;
-}
-
 export function TraceList({ orgId }: { orgId: string }) {
   const [search, setSearch] = useSearchParams();
   const form = useRef<HTMLFormElement>(null);
-  const query = queryOf(search);
+  const query = listQuery<TracesQuery>(search, queryNames);
   const traces = useTraces(orgId, query);
   const errors = fieldErrors(traces.error, traceFilterNames);
   useFocusOnError(form, traces.error, errors.field);
@@ -66,24 +58,7 @@ export function TraceList({ orgId }: { orgId: string }) {
       ) : (
         <>
           <TraceTable traces={traces.data.data} onOnly={only} />
-          <nav aria-label="Pages of traces" className="actions">
-            <button
-              type="button"
-              onClick={() => setSearch(newerSearch(search))}
-              disabled={!search.get('cursor')}
-            >
-              Newer
-            </button>
-            <button
-              type="button"
-              onClick={() =>
-                traces.data.next_cursor && setSearch(olderSearch(search, traces.data.next_cursor))
-              }
-              disabled={!traces.data.next_cursor}
-            >
-              Older
-            </button>
-          </nav>
+          <Pager label="Pages of traces" nextCursor={traces.data.next_cursor} />
         </>
       )}
     </section>
