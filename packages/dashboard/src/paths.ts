@@ -11,7 +11,16 @@ export function safeNext(next: string | null | undefined): string {
 
 /** The login page, told to come back to `here` (a path with its query). */
 export function loginPath(here: string): string {
-  return here === '/' ? '/login' : `/login?next=${encodeURIComponent(here)}`;
+  return withNext('/login', here);
+}
+
+/** The sign-up page, told to go on to `here` once the account is made. */
+export function signupPath(here: string): string {
+  return withNext('/signup', here);
+}
+
+function withNext(page: string, next: string): string {
+  return next === '/' ? page : `${page}?next=${encodeURIComponent(next)}`;
 }
 
 /** The same page in another org: `/orgs/a/settings/keys` → `/orgs/b/settings/keys`. */

@@ -13,6 +13,7 @@ import {
   useFocusOnError,
   When,
 } from '../components.tsx';
+import { loginPath } from '../paths.ts';
 import { sessionKey, useLogout, useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
 import { SignupFields, signupBody, useSignup } from './signup.tsx';
@@ -127,7 +128,7 @@ function SignUpWith({ token, here, email }: { token: string; here: string; email
     <>
       <p className="lead">
         Sign up with the email the invitation was made for, and you join the org that invited you. Have an
-        account? <Link to={`/login?next=${encodeURIComponent(here)}`}>Log in to accept it</Link>.
+        account? <Link to={loginPath(here)}>Log in to accept it</Link>.
       </p>
       <form ref={form} onSubmit={submit} noValidate className="card">
         <SignupFields error={signup.error} withOrg={false} email={email} />
