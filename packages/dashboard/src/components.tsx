@@ -1,3 +1,4 @@
+import type { UseQueryResult } from '@tanstack/react-query';
 import {
   type InputHTMLAttributes,
   type ReactNode,
@@ -68,6 +69,27 @@ export function ErrorPanel({
       <p>{failureFrom(error).message}</p>
     </div>
   );
+}
+
+/**
+ * What a query has answered, once it has: "Loading …" until then, and the error if it failed.
+ * With `empty`, an empty list is said in those words instead.
+ */
+export function Loaded<T>({
+  query,
+  what,
+  empty,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  what: string;
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading what={what} />;
+  if (query.isError) return <ErrorPanel error={query.error} />;
+  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return empty;
+  return children(query.data);
 }
 
 /** A message for the whole form (an error no field of the form is named by). */

@@ -4,10 +4,9 @@ import { api, dataOf } from '../api/client.ts';
 import { type ApiKey, type NewApiKey, type Scope, scopeChoices } from '../api/types.ts';
 import {
   ConfirmDialog,
-  ErrorPanel,
   FormError,
   fieldErrors,
-  Loading,
+  Loaded,
   SubmitButton,
   TextField,
   useFocusOnError,
@@ -47,22 +46,18 @@ export function KeysPage() {
       {created && <CreatedKey created={created} onDone={() => setCreated(undefined)} />}
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">Keys</h2>
-        {keys.isPending ? (
-          <Loading what="the keys" />
-        ) : keys.isError ? (
-          <ErrorPanel error={keys.error} />
-        ) : keys.data.length === 0 ? (
-          <p>This org has no keys yet.</p>
-        ) : (
-          <KeyTable
-            keys={keys.data}
-            nameOf={nameOf}
-            onRevoke={(key) => {
-              revoke.reset();
-              setRevoking(key);
-            }}
-          />
-        )}
+        <Loaded query={keys} what="the keys" empty={<p>This org has no keys yet.</p>}>
+          {(data) => (
+            <KeyTable
+              keys={data}
+              nameOf={nameOf}
+              onRevoke={(key) => {
+                revoke.reset();
+                setRevoking(key);
+              }}
+            />
+          )}
+        </Loaded>
       </section>
       {revoking && (
         <ConfirmDialog

@@ -5,10 +5,9 @@ import { api, dataOf } from '../api/client.ts';
 import type { Member, NewInvitation, OpenInvitation, Role } from '../api/types.ts';
 import {
   ConfirmDialog,
-  ErrorPanel,
   FormError,
   fieldErrors,
-  Loading,
+  Loaded,
   SelectField,
   SubmitButton,
   TextField,
@@ -70,18 +69,16 @@ export function MembersPage() {
     <>
       <section aria-labelledby="members-title">
         <h2 id="members-title">Members</h2>
-        {people.isPending ? (
-          <Loading what="the members" />
-        ) : people.isError ? (
-          <ErrorPanel error={people.error} />
-        ) : (
-          <MemberTable
-            members={people.data.members}
-            me={me.id}
-            owner={owner}
-            onRemove={(member) => ask({ kind: 'member', member })}
-          />
-        )}
+        <Loaded query={people} what="the members">
+          {(data) => (
+            <MemberTable
+              members={data.members}
+              me={me.id}
+              owner={owner}
+              onRemove={(member) => ask({ kind: 'member', member })}
+            />
+          )}
+        </Loaded>
       </section>
       {owner ? (
         <Invite orgId={org.id} onInvited={setInvited} />
