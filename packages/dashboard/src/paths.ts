@@ -23,9 +23,14 @@ function withNext(page: string, next: string): string {
   return next === '/' ? page : `${page}?next=${encodeURIComponent(next)}`;
 }
 
+/** A page of an org: `orgPath('org_1', '/settings')` → `/orgs/org_1/settings`. */
+export function orgPath(orgId: string, page = ''): string {
+  return `/orgs/${encodeURIComponent(orgId)}${page}`;
+}
+
 /** The same page in another org: `/orgs/a/settings/keys` → `/orgs/b/settings/keys`. */
 export function inOrg(pathname: string, orgId: string): string {
-  const org = `/orgs/${encodeURIComponent(orgId)}`;
+  const org = orgPath(orgId);
   return /^\/orgs\/[^/]+/.test(pathname) ? pathname.replace(/^\/orgs\/[^/]+/, org) : `${org}/settings`;
 }
 

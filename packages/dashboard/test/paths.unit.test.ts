@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldOf, inOrg, loginPath, safeNext, signupPath } from '../src/paths.ts';
+import { fieldOf, inOrg, loginPath, orgPath, safeNext, signupPath } from '../src/paths.ts';
 
 describe('safeNext', () => {
   it('keeps a path of this site, with its query', () => {
@@ -30,6 +30,11 @@ it('loginPath comes back to where the person was', () => {
 it('signupPath goes on to where the person was going', () => {
   expect(signupPath('/device?code=WDJB-MJHT')).toBe('/signup?next=%2Fdevice%3Fcode%3DWDJB-MJHT');
   expect(signupPath('/')).toBe('/signup');
+});
+
+it("orgPath names an org's page, its id escaped", () => {
+  expect(orgPath('org_1', '/settings')).toBe('/orgs/org_1/settings');
+  expect(orgPath('a/b')).toBe('/orgs/a%2Fb');
 });
 
 it('inOrg keeps the page and changes the org', () => {

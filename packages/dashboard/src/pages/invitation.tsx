@@ -13,7 +13,7 @@ import {
   useFocusOnError,
   When,
 } from '../components.tsx';
-import { loginPath } from '../paths.ts';
+import { loginPath, orgPath } from '../paths.ts';
 import { sessionKey, useLogout, useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
 import { SignupFields, signupBody, useSignup } from './signup.tsx';
@@ -91,7 +91,7 @@ function Accept({ token, email }: { token: string; email: string }) {
     onSuccess: async ({ data }) => {
       // The session's orgs now include it: read them again before showing the org.
       await client.invalidateQueries({ queryKey: sessionKey });
-      navigate(`/orgs/${encodeURIComponent(data.id)}/settings`, { replace: true });
+      navigate(orgPath(data.id, '/settings'), { replace: true });
     },
   });
   return (
@@ -117,7 +117,7 @@ function SignUpWith({ token, here, email }: { token: string; here: string; email
   const form = useRef<HTMLFormElement>(null);
   const signup = useSignup((session) => {
     const joined = session.orgs[0];
-    navigate(joined ? `/orgs/${encodeURIComponent(joined.id)}/settings` : '/', { replace: true });
+    navigate(joined ? orgPath(joined.id, '/settings') : '/', { replace: true });
   });
   useFocusOnError(form, signup.error, fieldErrors(signup.error, ['name', 'email', 'password']).field);
   function submit(event: FormEvent<HTMLFormElement>) {

@@ -3,6 +3,7 @@ import { type FormEvent, useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
 import { FormError, fieldErrors, Page, SubmitButton, TextField, useFocusOnError } from '../components.tsx';
+import { orgPath } from '../paths.ts';
 import { sessionKey, useSession } from '../session.tsx';
 import { Frame } from '../shell.tsx';
 
@@ -20,7 +21,7 @@ export function NewOrgPage() {
     onSuccess: async ({ data }) => {
       // The session's orgs now include it: read them again before showing it.
       await client.invalidateQueries({ queryKey: sessionKey });
-      navigate(`/orgs/${encodeURIComponent(data.id)}/settings`);
+      navigate(orgPath(data.id, '/settings'));
     },
   });
   const errors = fieldErrors(create.error, fields);

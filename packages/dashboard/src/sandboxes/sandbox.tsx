@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import type { Sandbox } from '../api/types.ts';
 import { Facts, Loaded, Page, When } from '../components.tsx';
+import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
 import { useSandbox } from './queries.ts';
 import { MetadataList } from './sandboxes.tsx';
@@ -15,7 +16,7 @@ export function SandboxPage() {
   return (
     <Page title={sandbox.data ? `Sandbox ${sandbox.data.name}` : 'Sandbox'}>
       <p>
-        <Link to={`/orgs/${encodeURIComponent(org.id)}/sandboxes`}>Back to the sandboxes</Link>
+        <Link to={orgPath(org.id, '/sandboxes')}>Back to the sandboxes</Link>
       </p>
       <Loaded query={sandbox} what="the sandbox">
         {(data) => (

@@ -1,6 +1,7 @@
 import { Link, useParams, useSearchParams } from 'react-router';
 import { Facts, Loaded, Page, When } from '../components.tsx';
 import { count, duration } from '../format.ts';
+import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
 import { useTrace } from './queries.ts';
 import { SpanPanel } from './span-panel.tsx';
@@ -20,7 +21,7 @@ export function TracePage() {
   return (
     <Page title={title}>
       <p>
-        <Link to={`/orgs/${encodeURIComponent(org.id)}/tracing`}>Back to the traces</Link>
+        <Link to={orgPath(org.id, '/tracing')}>Back to the traces</Link>
       </p>
       <Loaded query={trace} what="the trace">
         {(data) => (
