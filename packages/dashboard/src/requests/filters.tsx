@@ -1,6 +1,6 @@
 import type { ApiKey, RequestsQuery } from '../api/types.ts';
 import { SelectField, TextField } from '../components.tsx';
-import { PerPageField, TimeRangeFields } from '../filter-fields.tsx';
+import { PerPageField, TimeRangeFields } from '../filter-form.tsx';
 
 // The request log's filters as form fields, named as the API's query parameters
 // (api/inference/requests-list.ts, `requestsQuery`), so a refusal's `param` names its field.

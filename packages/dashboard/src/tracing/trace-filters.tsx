@@ -1,6 +1,6 @@
 import type { TracesQuery } from '../api/types.ts';
 import { SelectField, TextField } from '../components.tsx';
-import { PerPageField, TimeRangeFields } from '../filter-fields.tsx';
+import { PerPageField, TimeRangeFields } from '../filter-form.tsx';
 
 // Every filter of GET /api/traces (api/queries/schemas.ts, `traceListQuery`) as a form field named
 // by its query parameter, the search box (`name`: a span name contains the text) first.
