@@ -1,3 +1,4 @@
+import type { UseQueryResult } from '@tanstack/react-query';
 import {
   type InputHTMLAttributes,
   type ReactNode,
@@ -70,6 +71,27 @@ export function ErrorPanel({
   );
 }
 
+/**
+ * What a query has answered, once it has: "Loading …" until then, and the error if it failed.
+ * With `empty`, an empty list is said in those words instead.
+ */
+export function Loaded<T>({
+  query,
+  what,
+  empty,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  what: string;
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading what={what} />;
+  if (query.isError) return <ErrorPanel error={query.error} />;
+  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return empty;
+  return children(query.data);
+}
+
 /** A message for the whole form (an error no field of the form is named by). */
 export function FormError({ message }: { message: string | undefined }) {
   if (!message) return null;
@@ -77,6 +99,23 @@ export function FormError({ message }: { message: string | undefined }) {
     <p className="form-error" role="alert">
       {message}
     </p>
+  );
+}
+
+/** A form's submit button: while the request runs it says what is happening and cannot be pressed again. */
+export function SubmitButton({
+  pending,
+  busy,
+  children,
+}: {
+  pending: boolean;
+  busy: string;
+  children: string;
+}) {
+  return (
+    <button type="submit" className="primary" disabled={pending}>
+      {pending ? busy : children}
+    </button>
   );
 }
 
@@ -108,14 +147,23 @@ function describedBy(...ids: (string | false | undefined)[]): string | undefined
   return ids.filter(Boolean).join(' ') || undefined;
 }
 
-type TextFieldProps = {
+type FieldProps = {
   label: string;
   name: string;
   error?: string | undefined;
   hint?: ReactNode;
-} & Omit<InputHTMLAttributes<HTMLInputElement>, 'name' | 'id'>;
+};
 
-export function TextField({ label, name, error, hint, ...input }: TextFieldProps) {
+/** What ties a control to its field's label, hint and error. */
+type ControlProps = { id: string; 'aria-invalid': true | undefined; 'aria-describedby': string | undefined };
+
+/** A field's frame: its label, a hint, the control, and the API's message for it. */
+function Field({
+  label,
+  error,
+  hint,
+  control,
+}: Omit<FieldProps, 'name'> & { control: (props: ControlProps) => ReactNode }) {
   const id = useId();
   return (
     <div className="field">
@@ -125,13 +173,11 @@ export function TextField({ label, name, error, hint, ...input }: TextFieldProps
           {hint}
         </p>
       )}
-      <input
-        id={id}
-        name={name}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(hint !== undefined && `${id}-hint`, error && `${id}-error`)}
-        {...input}
-      />
+      {control({
+        id,
+        'aria-invalid': error ? true : undefined,
+        'aria-describedby': describedBy(hint !== undefined && `${id}-hint`, error && `${id}-error`),
+      })}
       {error && (
         <p id={`${id}-error`} className="field-error">
           {error}
@@ -141,36 +187,37 @@ export function TextField({ label, name, error, hint, ...input }: TextFieldProps
   );
 }
 
-type TextAreaFieldProps = {
-  label: string;
-  name: string;
-  error?: string | undefined;
-  hint?: ReactNode;
-} & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'name' | 'id'>;
-
-export function TextAreaField({ label, name, error, hint, ...textarea }: TextAreaFieldProps) {
-  const id = useId();
+export function TextField({
+  label,
+  name,
+  error,
+  hint,
+  ...input
+}: FieldProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'name' | 'id'>) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      )}
-      <textarea
-        id={id}
-        name={name}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(hint !== undefined && `${id}-hint`, error && `${id}-error`)}
-        {...textarea}
-      />
-      {error && (
-        <p id={`${id}-error`} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
+    <Field
+      label={label}
+      error={error}
+      hint={hint}
+      control={(control) => <input {...control} name={name} {...input} />}
+    />
+  );
+}
+
+export function TextAreaField({
+  label,
+  name,
+  error,
+  hint,
+  ...textarea
+}: FieldProps & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'name' | 'id'>) {
+  return (
+    <Field
+      label={label}
+      error={error}
+      hint={hint}
+      control={(control) => <textarea {...control} name={name} {...textarea} />}
+    />
   );
 }
 
@@ -183,42 +230,29 @@ export function SelectField({
   defaultValue,
   children,
   hint,
-}: {
-  label: string;
-  name: string;
-  error?: string | undefined;
+}: FieldProps & {
   /** Controlled with `value` and `onChange`, or left to the form with `defaultValue`. */
   value?: string;
   onChange?: (value: string) => void;
   defaultValue?: string;
   children: ReactNode;
-  hint?: ReactNode;
 }) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
+    <Field
+      label={label}
+      error={error}
+      hint={hint}
+      control={(control) => (
+        <select
+          {...control}
+          name={name}
+          {...(value === undefined ? { defaultValue } : { value })}
+          onChange={(event) => onChange?.(event.target.value)}
+        >
+          {children}
+        </select>
       )}
-      <select
-        id={id}
-        name={name}
-        {...(value === undefined ? { defaultValue } : { value })}
-        onChange={(event) => onChange?.(event.target.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(hint !== undefined && `${id}-hint`, error && `${id}-error`)}
-      >
-        {children}
-      </select>
-      {error && (
-        <p id={`${id}-error`} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
+    />
   );
 }
 

@@ -39,3 +39,13 @@ export function localInput(iso: string | null | undefined): string {
   if (Number.isNaN(date.getTime())) return '';
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
+
+/** A list's query from the address: the parameters of `names` that are given, `limit` as a number. */
+export function listQuery<Query>(search: URLSearchParams, names: readonly string[]): Query {
+  const query: Record<string, string | number> = {};
+  for (const name of names) {
+    const value = search.get(name);
+    if (value) query[name] = name === 'limit' ? Number(value) : value;
+  }
+  return query as Query;
+}

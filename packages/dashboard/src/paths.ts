@@ -11,12 +11,26 @@ export function safeNext(next: string | null | undefined): string {
 
 /** The login page, told to come back to `here` (a path with its query). */
 export function loginPath(here: string): string {
-  return here === '/' ? '/login' : `/login?next=${encodeURIComponent(here)}`;
+  return withNext('/login', here);
+}
+
+/** The sign-up page, told to go on to `here` once the account is made. */
+export function signupPath(here: string): string {
+  return withNext('/signup', here);
+}
+
+function withNext(page: string, next: string): string {
+  return next === '/' ? page : `${page}?next=${encodeURIComponent(next)}`;
+}
+
+/** A page of an org: `orgPath('org_1', '/settings')` → `/orgs/org_1/settings`. */
+export function orgPath(orgId: string, page = ''): string {
+  return `/orgs/${encodeURIComponent(orgId)}${page}`;
 }
 
 /** The same page in another org: `/orgs/a/settings/keys` → `/orgs/b/settings/keys`. */
 export function inOrg(pathname: string, orgId: string): string {
-  const org = `/orgs/${encodeURIComponent(orgId)}`;
+  const org = orgPath(orgId);
   return /^\/orgs\/[^/]+/.test(pathname) ? pathname.replace(/^\/orgs\/[^/]+/, org) : `${org}/settings`;
 }
 

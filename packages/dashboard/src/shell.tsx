@@ -2,7 +2,7 @@ import { type ReactNode, useEffect, useRef } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useOutletContext, useParams } from 'react-router';
 import type { Membership, Session } from './api/types.ts';
 import { Page } from './components.tsx';
-import { inOrg } from './paths.ts';
+import { inOrg, orgPath } from './paths.ts';
 import { useLogout, useSession } from './session.tsx';
 
 // The app's frame around an org's pages (/orgs/:orgId/…): the header with the org switcher and
@@ -20,7 +20,7 @@ function homeOrg(session: Session): Membership | undefined {
 export function Home() {
   const session = useSession().data!;
   const org = homeOrg(session);
-  if (org) return <Navigate to={`/orgs/${encodeURIComponent(org.id)}/settings`} replace />;
+  if (org) return <Navigate to={orgPath(org.id, '/settings')} replace />;
   return (
     <Frame session={session}>
       <NoOrg />
@@ -129,7 +129,7 @@ function OrgSwitcher({ orgs, current }: { orgs: Membership[]; current?: Membersh
 
 /** Every page of an org, built or not, in the order the issue names them. */
 function MainNav({ org }: { org: Membership }) {
-  const base = `/orgs/${encodeURIComponent(org.id)}`;
+  const base = orgPath(org.id);
   return (
     <nav aria-label="Main" className="sidenav">
       <ul>
@@ -172,7 +172,7 @@ function NotYourOrg({ orgs }: { orgs: Membership[] }) {
         <ul>
           {orgs.map((org) => (
             <li key={org.id}>
-              <Link to={`/orgs/${encodeURIComponent(org.id)}/settings`}>{org.name}</Link>
+              <Link to={orgPath(org.id, '/settings')}>{org.name}</Link>
             </li>
           ))}
         </ul>

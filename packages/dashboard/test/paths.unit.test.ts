@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldOf, inOrg, loginPath, safeNext } from '../src/paths.ts';
+import { fieldOf, inOrg, loginPath, orgPath, safeNext, signupPath } from '../src/paths.ts';
 
 describe('safeNext', () => {
   it('keeps a path of this site, with its query', () => {
@@ -25,6 +25,16 @@ it('loginPath comes back to where the person was', () => {
   expect(loginPath('/device?code=WDJB-MJHT')).toBe('/login?next=%2Fdevice%3Fcode%3DWDJB-MJHT');
   expect(safeNext(new URLSearchParams(loginPath('/a?b=c').split('?')[1]).get('next'))).toBe('/a?b=c');
   expect(loginPath('/')).toBe('/login');
+});
+
+it('signupPath goes on to where the person was going', () => {
+  expect(signupPath('/device?code=WDJB-MJHT')).toBe('/signup?next=%2Fdevice%3Fcode%3DWDJB-MJHT');
+  expect(signupPath('/')).toBe('/signup');
+});
+
+it("orgPath names an org's page, its id escaped", () => {
+  expect(orgPath('org_1', '/settings')).toBe('/orgs/org_1/settings');
+  expect(orgPath('a/b')).toBe('/orgs/a%2Fb');
 });
 
 it('inOrg keeps the page and changes the org', () => {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, dataOf, inOrgHeader } from '../api/client.ts';
 import type { BillingSummary } from '../api/types.ts';
-import { ErrorPanel, Facts, Loading, Page } from '../components.tsx';
+import { Facts, Loaded, Page } from '../components.tsx';
 import { count, dollars } from '../format.ts';
 import { useOrg } from '../shell.tsx';
 import { ChargesChart } from './chart.tsx';
@@ -17,13 +17,9 @@ export function BillingPage() {
   });
   return (
     <Page title="Billing">
-      {summary.isPending ? (
-        <Loading what="the billing summary" />
-      ) : summary.isError ? (
-        <ErrorPanel error={summary.error} />
-      ) : (
-        <Summary summary={summary.data} />
-      )}
+      <Loaded query={summary} what="the billing summary">
+        {(data) => <Summary summary={data} />}
+      </Loaded>
     </Page>
   );
 }

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
-import { Link } from 'react-router';
+import { Link, Navigate } from 'react-router';
+import { Loading } from '../components.tsx';
+import { useSession } from '../session.tsx';
 
 /** The pages reached without an org (login, sign-up, an invitation, a command-line login). */
 export function AuthLayout({ children }: { children: ReactNode }) {
@@ -15,4 +17,22 @@ export function AuthLayout({ children }: { children: ReactNode }) {
       </main>
     </div>
   );
+}
+
+/**
+ * Login and sign-up, for someone not logged in: while the session loads that is said, and someone
+ * already logged in goes on to `next`, unless they have `justIn` come in here (the page sends them).
+ */
+export function LoggedOutLayout({
+  next,
+  justIn,
+  children,
+}: {
+  next: string;
+  justIn: boolean;
+  children: ReactNode;
+}) {
+  const session = useSession();
+  if (session.data && !justIn) return <Navigate to={next} replace />;
+  return <AuthLayout>{session.isPending ? <Loading what="your session" /> : children}</AuthLayout>;
 }

@@ -14,6 +14,7 @@ import {
   useFocusOnError,
   When,
 } from '../components.tsx';
+import { orgPath } from '../paths.ts';
 import { useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
 
@@ -174,7 +175,7 @@ function LoginPanel({
       )}
       {login.status !== 'pending' && orgId && (
         <p>
-          <Link to={`/orgs/${encodeURIComponent(orgId)}/settings/keys`}>See the org's keys</Link>
+          <Link to={orgPath(orgId, '/settings/keys')}>See the org's keys</Link>
         </p>
       )}
     </section>

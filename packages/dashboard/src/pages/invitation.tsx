@@ -3,7 +3,17 @@ import { type FormEvent, useRef } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
 import type { InvitationInfo } from '../api/types.ts';
-import { ErrorPanel, FormError, fieldErrors, Loading, Page, useFocusOnError, When } from '../components.tsx';
+import {
+  ErrorPanel,
+  FormError,
+  fieldErrors,
+  Loading,
+  Page,
+  SubmitButton,
+  useFocusOnError,
+  When,
+} from '../components.tsx';
+import { loginPath, orgPath } from '../paths.ts';
 import { sessionKey, useLogout, useSession } from '../session.tsx';
 import { AuthLayout } from './auth-layout.tsx';
 import { SignupFields, signupBody, useSignup } from './signup.tsx';
@@ -81,7 +91,7 @@ function Accept({ token, email }: { token: string; email: string }) {
     onSuccess: async ({ data }) => {
       // The session's orgs now include it: read them again before showing the org.
       await client.invalidateQueries({ queryKey: sessionKey });
-      navigate(`/orgs/${encodeURIComponent(data.id)}/settings`, { replace: true });
+      navigate(orgPath(data.id, '/settings'), { replace: true });
     },
   });
   return (
@@ -107,7 +117,7 @@ function SignUpWith({ token, here, email }: { token: string; here: string; email
   const form = useRef<HTMLFormElement>(null);
   const signup = useSignup((session) => {
     const joined = session.orgs[0];
-    navigate(joined ? `/orgs/${encodeURIComponent(joined.id)}/settings` : '/', { replace: true });
+    navigate(joined ? orgPath(joined.id, '/settings') : '/', { replace: true });
   });
   useFocusOnError(form, signup.error, fieldErrors(signup.error, ['name', 'email', 'password']).field);
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -118,13 +128,13 @@ function SignUpWith({ token, here, email }: { token: string; here: string; email
     <>
       <p className="lead">
         Sign up with the email the invitation was made for, and you join the org that invited you. Have an
-        account? <Link to={`/login?next=${encodeURIComponent(here)}`}>Log in to accept it</Link>.
+        account? <Link to={loginPath(here)}>Log in to accept it</Link>.
       </p>
       <form ref={form} onSubmit={submit} noValidate className="card">
         <SignupFields error={signup.error} withOrg={false} email={email} />
-        <button type="submit" className="primary" disabled={signup.isPending}>
-          {signup.isPending ? 'Signing up…' : 'Sign up and join'}
-        </button>
+        <SubmitButton pending={signup.isPending} busy="Signing up…">
+          Sign up and join
+        </SubmitButton>
       </form>
     </>
   );

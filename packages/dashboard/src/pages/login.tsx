@@ -1,18 +1,17 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef } from 'react';
-import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
-import { FormError, fieldErrors, Loading, Page, TextField, useFocusOnError } from '../components.tsx';
-import { safeNext } from '../paths.ts';
-import { storeSession, useSession } from '../session.tsx';
-import { AuthLayout } from './auth-layout.tsx';
+import { FormError, fieldErrors, Page, SubmitButton, TextField, useFocusOnError } from '../components.tsx';
+import { safeNext, signupPath } from '../paths.ts';
+import { storeSession } from '../session.tsx';
+import { LoggedOutLayout } from './auth-layout.tsx';
 
 const fields = ['email', 'password'] as const;
 
 export function LoginPage() {
   const [search] = useSearchParams();
   const next = safeNext(search.get('next'));
-  const session = useSession();
   const client = useQueryClient();
   const navigate = useNavigate();
   const form = useRef<HTMLFormElement>(null);
@@ -26,23 +25,14 @@ export function LoginPage() {
   const errors = fieldErrors(login.error, fields);
   useFocusOnError(form, login.error, errors.field);
 
-  if (session.isPending)
-    return (
-      <AuthLayout>
-        <Loading what="your session" />
-      </AuthLayout>
-    );
-  if (session.data && !login.isSuccess) return <Navigate to={next} replace />;
-
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     login.mutate({ email: String(data.get('email')), password: String(data.get('password')) });
   }
 
-  const signup = next === '/' ? '/signup' : `/signup?next=${encodeURIComponent(next)}`;
   return (
-    <AuthLayout>
+    <LoggedOutLayout next={next} justIn={login.isSuccess}>
       <Page title="Log in">
         {next !== '/' && <p className="lead">Log in to continue where you were.</p>}
         <form ref={form} onSubmit={submit} noValidate className="card">
@@ -63,14 +53,14 @@ export function LoginPage() {
             error={errors.of('password')}
           />
           <FormError message={errors.general} />
-          <button type="submit" className="primary" disabled={login.isPending}>
-            {login.isPending ? 'Logging in…' : 'Log in'}
-          </button>
+          <SubmitButton pending={login.isPending} busy="Logging in…">
+            Log in
+          </SubmitButton>
         </form>
         <p>
-          No account yet? <Link to={signup}>Sign up</Link>
+          No account yet? <Link to={signupPath(next)}>Sign up</Link>
         </p>
       </Page>
-    </AuthLayout>
+    </LoggedOutLayout>
   );
 }

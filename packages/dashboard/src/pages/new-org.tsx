@@ -2,7 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
-import { FormError, fieldErrors, Page, TextField, useFocusOnError } from '../components.tsx';
+import { FormError, fieldErrors, Page, SubmitButton, TextField, useFocusOnError } from '../components.tsx';
+import { orgPath } from '../paths.ts';
 import { sessionKey, useSession } from '../session.tsx';
 import { Frame } from '../shell.tsx';
 
@@ -20,7 +21,7 @@ export function NewOrgPage() {
     onSuccess: async ({ data }) => {
       // The session's orgs now include it: read them again before showing it.
       await client.invalidateQueries({ queryKey: sessionKey });
-      navigate(`/orgs/${encodeURIComponent(data.id)}/settings`);
+      navigate(orgPath(data.id, '/settings'));
     },
   });
   const errors = fieldErrors(create.error, fields);
@@ -42,9 +43,9 @@ export function NewOrgPage() {
             error={errors.of('name')}
           />
           <FormError message={errors.general} />
-          <button type="submit" className="primary" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create the org'}
-          </button>
+          <SubmitButton pending={create.isPending} busy="Creating…">
+            Create the org
+          </SubmitButton>
         </form>
       </Page>
     </Frame>

@@ -1,12 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useRef } from 'react';
-import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
 import type { Session } from '../api/types.ts';
-import { FormError, fieldErrors, Loading, Page, TextField, useFocusOnError } from '../components.tsx';
-import { safeNext } from '../paths.ts';
-import { storeSession, useSession } from '../session.tsx';
-import { AuthLayout } from './auth-layout.tsx';
+import { FormError, fieldErrors, Page, SubmitButton, TextField, useFocusOnError } from '../components.tsx';
+import { loginPath, safeNext } from '../paths.ts';
+import { storeSession } from '../session.tsx';
+import { LoggedOutLayout } from './auth-layout.tsx';
 
 const fields = ['name', 'email', 'password', 'org_name'] as const;
 
@@ -94,39 +94,29 @@ export function SignupFields({
 export function SignupPage() {
   const [search] = useSearchParams();
   const next = safeNext(search.get('next'));
-  const session = useSession();
   const navigate = useNavigate();
   const form = useRef<HTMLFormElement>(null);
   const signup = useSignup(() => navigate(next, { replace: true }));
   useFocusOnError(form, signup.error, fieldErrors(signup.error, fields).field);
-
-  if (session.isPending)
-    return (
-      <AuthLayout>
-        <Loading what="your session" />
-      </AuthLayout>
-    );
-  if (session.data && !signup.isSuccess) return <Navigate to={next} replace />;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     signup.mutate(signupBody(event.currentTarget));
   }
 
-  const login = next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`;
   return (
-    <AuthLayout>
+    <LoggedOutLayout next={next} justIn={signup.isSuccess}>
       <Page title="Sign up">
         <form ref={form} onSubmit={submit} noValidate className="card">
           <SignupFields error={signup.error} withOrg />
-          <button type="submit" className="primary" disabled={signup.isPending}>
-            {signup.isPending ? 'Signing up…' : 'Sign up'}
-          </button>
+          <SubmitButton pending={signup.isPending} busy="Signing up…">
+            Sign up
+          </SubmitButton>
         </form>
         <p>
-          Have an account? <Link to={login}>Log in</Link>
+          Have an account? <Link to={loginPath(next)}>Log in</Link>
         </p>
       </Page>
-    </AuthLayout>
+    </LoggedOutLayout>
   );
 }

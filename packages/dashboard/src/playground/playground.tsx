@@ -3,13 +3,13 @@ import { type FormEvent, useRef, useState } from 'react';
 import { api, dataOf, inOrgHeader } from '../api/client.ts';
 import type { InferenceAnswer, Model } from '../api/types.ts';
 import {
-  ErrorPanel,
   Facts,
   FormError,
   fieldErrors,
-  Loading,
+  Loaded,
   Page,
   SelectField,
+  SubmitButton,
   useFocusOnError,
 } from '../components.tsx';
 import { count, duration, requestCost } from '../format.ts';
@@ -43,15 +43,13 @@ export function PlaygroundPage() {
         Try the title and preview endpoints as {org.name}. Requests made here are billed like any other and
         appear under Requests without a key.
       </p>
-      {models.isPending ? (
-        <Loading what="the models" />
-      ) : models.isError ? (
-        <ErrorPanel error={models.error} />
-      ) : models.data.length === 0 ? (
-        <p>No model is served here yet: an operator configures them (ORRERY_MODELS).</p>
-      ) : (
-        <Playground orgId={org.id} models={models.data} />
-      )}
+      <Loaded
+        query={models}
+        what="the models"
+        empty={<p>No model is served here yet: an operator configures them (ORRERY_MODELS).</p>}
+      >
+        {(data) => <Playground orgId={org.id} models={data} />}
+      </Loaded>
     </Page>
   );
 }
@@ -139,9 +137,9 @@ function Playground({ orgId, models }: { orgId: string; models: Model[] }) {
           </>
         )}
         <FormError message={errors.general} />
-        <button type="submit" className="primary" disabled={send.isPending}>
-          {send.isPending ? 'Sending…' : 'Send the request'}
-        </button>
+        <SubmitButton pending={send.isPending} busy="Sending…">
+          Send the request
+        </SubmitButton>
       </form>
       {send.isSuccess && <Answer sent={send.data} />}
     </>

@@ -1,6 +1,6 @@
 import type { ApiKey, RequestsQuery } from '../api/types.ts';
 import { SelectField, TextField } from '../components.tsx';
-import { localInput } from '../paging.ts';
+import { PerPageField, TimeRangeFields } from '../filter-form.tsx';
 
 // The request log's filters as form fields, named as the API's query parameters
 // (api/inference/requests-list.ts, `requestsQuery`), so a refusal's `param` names its field.
@@ -21,20 +21,7 @@ export function RequestFilters({
   const key = JSON.stringify(query);
   return (
     <div className="filter-grid" key={key}>
-      <TextField
-        label="From"
-        name="from"
-        type="datetime-local"
-        defaultValue={localInput(query.from)}
-        error={errorOf('from')}
-      />
-      <TextField
-        label="To"
-        name="to"
-        type="datetime-local"
-        defaultValue={localInput(query.to)}
-        error={errorOf('to')}
-      />
+      <TimeRangeFields query={query} errorOf={errorOf} />
       <TextField label="Model" name="model" defaultValue={query.model ?? ''} error={errorOf('model')} />
       <SelectField label="Key" name="key_id" defaultValue={query.key_id ?? ''} error={errorOf('key_id')}>
         <option value="">Any</option>
@@ -54,15 +41,7 @@ export function RequestFilters({
         <option value="titles">titles</option>
         <option value="previews">previews</option>
       </SelectField>
-      <TextField
-        label="Per page"
-        name="limit"
-        type="number"
-        min={1}
-        max={200}
-        defaultValue={query.limit === undefined ? '' : String(query.limit)}
-        error={errorOf('limit')}
-      />
+      <PerPageField limit={query.limit} max={200} errorOf={errorOf} />
     </div>
   );
 }

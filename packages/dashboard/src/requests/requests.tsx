@@ -1,12 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
-import { type FormEvent, useRef } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, dataOf, inOrgHeader } from '../api/client.ts';
 import type { RequestRow, RequestsQuery } from '../api/types.ts';
-import { FormError, fieldErrors, Loading, Page, useFocusOnError, When } from '../components.tsx';
+import { Loading, Page, When } from '../components.tsx';
+import { FilterForm } from '../filter-form.tsx';
 import { count, duration } from '../format.ts';
-import { filterSearch, newerSearch, olderSearch } from '../paging.ts';
+import { Pager } from '../pager.tsx';
+import { listQuery } from '../paging.ts';
 import { useKeys } from '../settings/org-queries.ts';
 import { useOrg } from '../shell.tsx';
 import { RequestFilters, requestFilterNames } from './filters.tsx';
@@ -41,73 +42,34 @@ const columns = [
 
 const queryNames = ['from', 'to', 'model', 'key_id', 'endpoint', 'limit', 'cursor'] as const;
 
-function queryOf(search: URLSearchParams): RequestsQuery {
-  const query: Record<string, string | number> = {};
-  for (const name of queryNames) {
-    const value = search.get(name);
-    if (value) query[name] = name === 'limit' ? Number(value) : value;
-  }
-  return query as RequestsQuery;
-}
-
 export function RequestsPage() {
   const org = useOrg();
-  const [search, setSearch] = useSearchParams();
-  const form = useRef<HTMLFormElement>(null);
-  const query = queryOf(search);
+  const [search] = useSearchParams();
+  const query = listQuery<RequestsQuery>(search, queryNames);
   const keys = useKeys(org.id);
   const requests = useQuery({
     queryKey: ['orgs', org.id, 'requests', query],
     queryFn: () => dataOf(api.GET('/api/inference/requests', { params: { query }, ...inOrgHeader(org.id) })),
     placeholderData: keepPreviousData,
   });
-  const errors = fieldErrors(requests.error, requestFilterNames);
-  useFocusOnError(form, requests.error, errors.field);
-
-  function filter(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setSearch(filterSearch(event.currentTarget, ['from', 'to']));
-  }
-
   return (
     <Page title="Requests">
       <p className="lead">Every title and preview request of {org.name}, newest first.</p>
-      <form ref={form} onSubmit={filter} noValidate className="card filters" aria-label="Filters">
-        <RequestFilters query={query} keys={keys.data ?? []} errorOf={errors.of} />
-        {/* A refusal, or the list not loading: said here, at the filters that asked for it. */}
-        <FormError message={errors.general} />
-        <div className="actions">
-          <button type="submit" className="primary">
-            Filter
-          </button>
-          <button type="button" onClick={() => setSearch(new URLSearchParams())}>
-            Clear the filters
-          </button>
-        </div>
-      </form>
+      <FilterForm
+        label="Filters"
+        submit="Filter"
+        clear="Clear the filters"
+        error={requests.error}
+        fields={requestFilterNames}
+      >
+        {(errorOf) => <RequestFilters query={query} keys={keys.data ?? []} errorOf={errorOf} />}
+      </FilterForm>
       {requests.isPending ? (
         <Loading what="the requests" />
       ) : requests.isError ? null : (
         <>
           <RequestTable rows={requests.data.data} />
-          <nav aria-label="Pages of requests" className="actions">
-            <button
-              type="button"
-              onClick={() => setSearch(newerSearch(search))}
-              disabled={!search.get('cursor')}
-            >
-              Newer
-            </button>
-            <button
-              type="button"
-              onClick={() =>
-                requests.data.next_cursor && setSearch(olderSearch(search, requests.data.next_cursor))
-              }
-              disabled={!requests.data.next_cursor}
-            >
-              Older
-            </button>
-          </nav>
+          <Pager label="Pages of requests" nextCursor={requests.data.next_cursor} />
         </>
       )}
     </Page>

@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import type { Sandbox } from '../api/types.ts';
-import { ErrorPanel, Facts, Loading, Page, When } from '../components.tsx';
+import { Facts, Loaded, Page, When } from '../components.tsx';
+import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
 import { useSandbox } from './queries.ts';
 import { MetadataList } from './sandboxes.tsx';
@@ -15,28 +16,26 @@ export function SandboxPage() {
   return (
     <Page title={sandbox.data ? `Sandbox ${sandbox.data.name}` : 'Sandbox'}>
       <p>
-        <Link to={`/orgs/${encodeURIComponent(org.id)}/sandboxes`}>Back to the sandboxes</Link>
+        <Link to={orgPath(org.id, '/sandboxes')}>Back to the sandboxes</Link>
       </p>
-      {sandbox.isPending ? (
-        <Loading what="the sandbox" />
-      ) : sandbox.isError ? (
-        <ErrorPanel error={sandbox.error} />
-      ) : (
-        <>
-          <About sandbox={sandbox.data} />
-          <section aria-labelledby="screen-title">
-            <h2 id="screen-title">Live screen</h2>
-            {sandbox.data.desktop.running ? (
-              <LiveScreen orgId={org.id} sandbox={sandbox.data} />
-            ) : (
-              <p>
-                The desktop is not running. A program starts it with a key (
-                <code>sandbox.desktop.start()</code>); its screen shows here once it runs.
-              </p>
-            )}
-          </section>
-        </>
-      )}
+      <Loaded query={sandbox} what="the sandbox">
+        {(data) => (
+          <>
+            <About sandbox={data} />
+            <section aria-labelledby="screen-title">
+              <h2 id="screen-title">Live screen</h2>
+              {data.desktop.running ? (
+                <LiveScreen orgId={org.id} sandbox={data} />
+              ) : (
+                <p>
+                  The desktop is not running. A program starts it with a key (
+                  <code>sandbox.desktop.start()</code>); its screen shows here once it runs.
+                </p>
+              )}
+            </section>
+          </>
+        )}
+      </Loaded>
     </Page>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { Sandbox } from '../api/types.ts';
-import { ErrorPanel, Loading, Page, When } from '../components.tsx';
+import { Loaded, Page, When } from '../components.tsx';
 import { useOrg } from '../shell.tsx';
 import { useSandboxes } from './queries.ts';
 
@@ -27,15 +27,13 @@ export function SandboxesPage() {
         />
         <label htmlFor="sandboxes-all">Show deleted sandboxes too</label>
       </div>
-      {sandboxes.isPending ? (
-        <Loading what="the sandboxes" />
-      ) : sandboxes.isError ? (
-        <ErrorPanel error={sandboxes.error} />
-      ) : sandboxes.data.length === 0 ? (
-        <p>This org has no sandboxes{all ? '' : ' running or stopped'}.</p>
-      ) : (
-        <SandboxTable sandboxes={sandboxes.data} />
-      )}
+      <Loaded
+        query={sandboxes}
+        what="the sandboxes"
+        empty={<p>This org has no sandboxes{all ? '' : ' running or stopped'}.</p>}
+      >
+        {(data) => <SandboxTable sandboxes={data} />}
+      </Loaded>
     </Page>
   );
 }

@@ -1,20 +1,20 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { api, dataOf } from '../api/client.ts';
 import { type ApiKey, type NewApiKey, type Scope, scopeChoices } from '../api/types.ts';
 import {
   ConfirmDialog,
-  CopyField,
-  ErrorPanel,
   FormError,
   fieldErrors,
-  Loading,
+  Loaded,
+  SubmitButton,
   TextField,
   useFocusOnError,
   When,
 } from '../components.tsx';
 import { useOrg } from '../shell.tsx';
 import { orgKeys, personNamer, useKeys, usePeople } from './org-queries.ts';
+import { ShownOnce } from './shown-once.tsx';
 
 // Settings > API keys: create one with chosen scopes (its secret shown this once), list them,
 // revoke one after a confirmation.
@@ -46,22 +46,18 @@ export function KeysPage() {
       {created && <CreatedKey created={created} onDone={() => setCreated(undefined)} />}
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">Keys</h2>
-        {keys.isPending ? (
-          <Loading what="the keys" />
-        ) : keys.isError ? (
-          <ErrorPanel error={keys.error} />
-        ) : keys.data.length === 0 ? (
-          <p>This org has no keys yet.</p>
-        ) : (
-          <KeyTable
-            keys={keys.data}
-            nameOf={nameOf}
-            onRevoke={(key) => {
-              revoke.reset();
-              setRevoking(key);
-            }}
-          />
-        )}
+        <Loaded query={keys} what="the keys" empty={<p>This org has no keys yet.</p>}>
+          {(data) => (
+            <KeyTable
+              keys={data}
+              nameOf={nameOf}
+              onRevoke={(key) => {
+                revoke.reset();
+                setRevoking(key);
+              }}
+            />
+          )}
+        </Loaded>
       </section>
       {revoking && (
         <ConfirmDialog
@@ -137,31 +133,24 @@ function CreateKey({ orgId, onCreated }: { orgId: string; onCreated: (key: NewAp
           )}
         </fieldset>
         <FormError message={errors.general} />
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create the key'}
-        </button>
+        <SubmitButton pending={create.isPending} busy="Creating…">
+          Create the key
+        </SubmitButton>
       </form>
     </section>
   );
 }
 
 function CreatedKey({ created, onDone }: { created: NewApiKey; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
   return (
-    <section className="panel panel-secret" aria-labelledby="created-key-title">
-      <h3 id="created-key-title" ref={heading} tabIndex={-1}>
-        Key “{created.name}” created
-      </h3>
-      <CopyField
-        label="The new API key"
-        value={created.key}
-        note="Copy it now: it is shown this once. Only its hash is kept, so no one can show it again."
-      />
-      <button type="button" onClick={onDone}>
-        Done, I have copied it
-      </button>
-    </section>
+    <ShownOnce
+      titleId="created-key-title"
+      title={<>Key “{created.name}” created</>}
+      label="The new API key"
+      value={created.key}
+      note="Copy it now: it is shown this once. Only its hash is kept, so no one can show it again."
+      onDone={onDone}
+    />
   );
 }
 

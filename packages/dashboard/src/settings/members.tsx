@@ -1,16 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, dataOf } from '../api/client.ts';
 import type { Member, NewInvitation, OpenInvitation, Role } from '../api/types.ts';
 import {
   ConfirmDialog,
-  CopyField,
-  ErrorPanel,
   FormError,
   fieldErrors,
-  Loading,
+  Loaded,
   SelectField,
+  SubmitButton,
   TextField,
   useFocusOnError,
   When,
@@ -18,6 +17,7 @@ import {
 import { sessionKey, useSession } from '../session.tsx';
 import { useOrg } from '../shell.tsx';
 import { orgKeys, personNamer, usePeople } from './org-queries.ts';
+import { ShownOnce } from './shown-once.tsx';
 
 // Settings > Members: the org's members (owners remove anyone, anyone leaves) and its open
 // invitations (owners invite by email, the link shown once, and withdraw).
@@ -69,18 +69,16 @@ export function MembersPage() {
     <>
       <section aria-labelledby="members-title">
         <h2 id="members-title">Members</h2>
-        {people.isPending ? (
-          <Loading what="the members" />
-        ) : people.isError ? (
-          <ErrorPanel error={people.error} />
-        ) : (
-          <MemberTable
-            members={people.data.members}
-            me={me.id}
-            owner={owner}
-            onRemove={(member) => ask({ kind: 'member', member })}
-          />
-        )}
+        <Loaded query={people} what="the members">
+          {(data) => (
+            <MemberTable
+              members={data.members}
+              me={me.id}
+              owner={owner}
+              onRemove={(member) => ask({ kind: 'member', member })}
+            />
+          )}
+        </Loaded>
       </section>
       {owner ? (
         <Invite orgId={org.id} onInvited={setInvited} />
@@ -255,36 +253,29 @@ function Invite({ orgId, onInvited }: { orgId: string; onInvited: (invited: NewI
           <option value="owner">Owner (may invite and remove people)</option>
         </SelectField>
         <FormError message={errors.general} />
-        <button type="submit" className="primary" disabled={invite.isPending}>
-          {invite.isPending ? 'Inviting…' : 'Invite'}
-        </button>
+        <SubmitButton pending={invite.isPending} busy="Inviting…">
+          Invite
+        </SubmitButton>
       </form>
     </section>
   );
 }
 
 function InvitationLink({ invited, onDone }: { invited: NewInvitation; onDone: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
   return (
-    <section className="panel panel-secret" aria-labelledby="invitation-link-title">
-      <h3 id="invitation-link-title" ref={heading} tabIndex={-1}>
-        {invited.email} is invited as {invited.role}
-      </h3>
-      <CopyField
-        label="The invitation link"
-        value={invited.link}
-        note={
-          <>
-            Pass it on to them now: it is shown this once. It works until <When iso={invited.expires_at} />,
-            only for {invited.email}.
-          </>
-        }
-      />
-      <button type="button" onClick={onDone}>
-        Done, I have copied it
-      </button>
-    </section>
+    <ShownOnce
+      titleId="invitation-link-title"
+      title={`${invited.email} is invited as ${invited.role}`}
+      label="The invitation link"
+      value={invited.link}
+      note={
+        <>
+          Pass it on to them now: it is shown this once. It works until <When iso={invited.expires_at} />,
+          only for {invited.email}.
+        </>
+      }
+      onDone={onDone}
+    />
   );
 }
 

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ErrorsRow, LatencyRow, UsageRow } from '../api/types.ts';
 import { seriesColour } from '../colours.ts';
-import { ErrorPanel, Loading } from '../components.tsx';
+import { Loaded } from '../components.tsx';
 import { count, duration } from '../format.ts';
 import { useAnalytics } from './queries.ts';
 
@@ -55,15 +55,13 @@ function Chart<D extends unknown[]>({
   return (
     <div className="card chart-card">
       <h3>{title}</h3>
-      {query.isPending ? (
-        <Loading what={title.toLowerCase()} />
-      ) : query.isError ? (
-        <ErrorPanel error={query.error} />
-      ) : query.data.length === 0 ? (
-        <p className="muted">No spans in these days.</p>
-      ) : (
-        render(query.data)
-      )}
+      <Loaded
+        query={query}
+        what={title.toLowerCase()}
+        empty={<p className="muted">No spans in these days.</p>}
+      >
+        {render}
+      </Loaded>
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { ErrorPanel, Facts, Loading } from '../components.tsx';
+import { Facts, Loaded } from '../components.tsx';
 import { count, duration } from '../format.ts';
 import { InputOutput, jsonText } from './messages.tsx';
 import { useSpan } from './queries.ts';
@@ -32,64 +32,62 @@ export function SpanPanel({
           Close the span
         </button>
       </div>
-      {span.isPending ? (
-        <Loading what="the span" />
-      ) : span.isError ? (
-        <ErrorPanel error={span.error} />
-      ) : (
-        <>
-          <Facts
-            label="The span"
-            facts={[
-              ['Kind', span.data.kind],
-              ['Model', span.data.model ?? 'none'],
-              ['Duration', duration(span.data.duration_ms)],
-              [
-                'Tokens',
-                span.data.input_tokens === null && span.data.output_tokens === null
-                  ? 'none reported'
-                  : `${count(span.data.input_tokens ?? 0)} in, ${count(span.data.output_tokens ?? 0)} out`,
-              ],
-              [
-                'Status',
-                span.data.status_code === 2
-                  ? `error${span.data.status_message ? `: ${span.data.status_message}` : ''}`
-                  : span.data.status_code === 1
-                    ? 'ok'
-                    : 'unset',
-              ],
-              [
-                'Redactions',
-                span.data.redacted_count === 0
-                  ? 'none'
-                  : `${count(span.data.redacted_count)} credential${span.data.redacted_count === 1 ? '' : 's'} removed`,
-              ],
-              [
-                'Truncated',
-                [span.data.input_truncated && 'input', span.data.output_truncated && 'output']
-                  .filter(Boolean)
-                  .join(' and ') || 'no',
-              ],
-            ]}
-          />
-          <h3>Input</h3>
-          <InputOutput io={span.data.input} truncated={span.data.input_truncated} />
-          <h3>Output</h3>
-          <InputOutput io={span.data.output} truncated={span.data.output_truncated} />
-          <details>
-            <summary>Attributes, events and resource</summary>
-            <pre>
-              {jsonText({
-                attributes: span.data.attributes,
-                events: span.data.events,
-                links: span.data.links,
-                resource: span.data.resource_attributes,
-                scope: `${span.data.scope_name} ${span.data.scope_version}`.trim(),
-              })}
-            </pre>
-          </details>
-        </>
-      )}
+      <Loaded query={span} what="the span">
+        {(data) => (
+          <>
+            <Facts
+              label="The span"
+              facts={[
+                ['Kind', data.kind],
+                ['Model', data.model ?? 'none'],
+                ['Duration', duration(data.duration_ms)],
+                [
+                  'Tokens',
+                  data.input_tokens === null && data.output_tokens === null
+                    ? 'none reported'
+                    : `${count(data.input_tokens ?? 0)} in, ${count(data.output_tokens ?? 0)} out`,
+                ],
+                [
+                  'Status',
+                  data.status_code === 2
+                    ? `error${data.status_message ? `: ${data.status_message}` : ''}`
+                    : data.status_code === 1
+                      ? 'ok'
+                      : 'unset',
+                ],
+                [
+                  'Redactions',
+                  data.redacted_count === 0
+                    ? 'none'
+                    : `${count(data.redacted_count)} credential${data.redacted_count === 1 ? '' : 's'} removed`,
+                ],
+                [
+                  'Truncated',
+                  [data.input_truncated && 'input', data.output_truncated && 'output']
+                    .filter(Boolean)
+                    .join(' and ') || 'no',
+                ],
+              ]}
+            />
+            <h3>Input</h3>
+            <InputOutput io={data.input} truncated={data.input_truncated} />
+            <h3>Output</h3>
+            <InputOutput io={data.output} truncated={data.output_truncated} />
+            <details>
+              <summary>Attributes, events and resource</summary>
+              <pre>
+                {jsonText({
+                  attributes: data.attributes,
+                  events: data.events,
+                  links: data.links,
+                  resource: data.resource_attributes,
+                  scope: `${data.scope_name} ${data.scope_version}`.trim(),
+                })}
+              </pre>
+            </details>
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }

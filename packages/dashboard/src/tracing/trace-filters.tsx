@@ -1,6 +1,6 @@
 import type { TracesQuery } from '../api/types.ts';
 import { SelectField, TextField } from '../components.tsx';
-import { localInput } from '../paging.ts';
+import { PerPageField, TimeRangeFields } from '../filter-form.tsx';
 
 // Every filter of GET /api/traces (api/queries/schemas.ts, `traceListQuery`) as a form field named
 // by its query parameter, the search box (`name`: a span name contains the text) first.
@@ -46,20 +46,7 @@ export function TraceFilters({
       <details className="more-filters" open={Object.keys(query).some((name) => name !== 'name')}>
         <summary>More filters</summary>
         <div className="filter-grid">
-          <TextField
-            label="From"
-            name="from"
-            type="datetime-local"
-            defaultValue={localInput(query.from)}
-            error={errorOf('from')}
-          />
-          <TextField
-            label="To"
-            name="to"
-            type="datetime-local"
-            defaultValue={localInput(query.to)}
-            error={errorOf('to')}
-          />
+          <TimeRangeFields query={query} errorOf={errorOf} />
           {textFilters.map(([name, label]) => (
             <TextField
               key={name}
@@ -77,15 +64,7 @@ export function TraceFilters({
               </option>
             ))}
           </SelectField>
-          <TextField
-            label="Per page"
-            name="limit"
-            type="number"
-            min={1}
-            max={100}
-            defaultValue={query.limit === undefined ? '' : String(query.limit)}
-            error={errorOf('limit')}
-          />
+          <PerPageField limit={query.limit} max={100} errorOf={errorOf} />
         </div>
       </details>
     </div>

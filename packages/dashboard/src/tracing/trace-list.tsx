@@ -1,9 +1,10 @@
-import { type FormEvent, useRef } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { TraceItem, TracesQuery } from '../api/types.ts';
-import { FormError, fieldErrors, Loading, useFocusOnError, When } from '../components.tsx';
+import { Loading, When } from '../components.tsx';
+import { FilterForm } from '../filter-form.tsx';
 import { count, duration } from '../format.ts';
-import { filterSearch, newerSearch, olderSearch } from '../paging.ts';
+import { Pager } from '../pager.tsx';
+import { listQuery } from '../paging.ts';
 import { useTraces } from './queries.ts';
 import { TraceFilters, traceFilterNames } from './trace-filters.tsx';
 
@@ -12,27 +13,10 @@ import { TraceFilters, traceFilterNames } from './trace-filters.tsx';
 
 const queryNames = [...traceFilterNames, 'cursor'];
 
-function queryOf(search: URLSearchParams): TracesQuery {
-  const query: Record<string, string | number> = {};
-  for (const name of queryNames) {
-    const value = search.get(name);
-    if (value) query[name] = name === 'limit' ? Number(value) : value;
-  }
-  return query as TracesQuery;
-}
-
 export function TraceList({ orgId }: { orgId: string }) {
   const [search, setSearch] = useSearchParams();
-  const form = useRef<HTMLFormElement>(null);
-  const query = queryOf(search);
+  const query = listQuery<TracesQuery>(search, queryNames);
   const traces = useTraces(orgId, query);
-  const errors = fieldErrors(traces.error, traceFilterNames);
-  useFocusOnError(form, traces.error, errors.field);
-
-  function filter(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setSearch(filterSearch(event.currentTarget, ['from', 'to']));
-  }
   /** Only this filter added to those in force, from the first page. */
   function only(name: 'session_id' | 'user_id', value: string) {
     const next = new URLSearchParams(search);
@@ -46,18 +30,15 @@ export function TraceList({ orgId }: { orgId: string }) {
     <section aria-labelledby="traces-title">
       <h2 id="traces-title">Traces</h2>
       <search>
-        <form ref={form} onSubmit={filter} noValidate className="card filters" aria-label="Find traces">
-          <TraceFilters query={query} errorOf={errors.of} />
-          <FormError message={errors.general} />
-          <div className="actions">
-            <button type="submit" className="primary">
-              Search
-            </button>
-            <button type="button" onClick={() => setSearch(new URLSearchParams())}>
-              Clear
-            </button>
-          </div>
-        </form>
+        <FilterForm
+          label="Find traces"
+          submit="Search"
+          clear="Clear"
+          error={traces.error}
+          fields={traceFilterNames}
+        >
+          {(errorOf) => <TraceFilters query={query} errorOf={errorOf} />}
+        </FilterForm>
       </search>
       {traces.isPending ? (
         <Loading what="the traces" />
@@ -66,24 +47,7 @@ export function TraceList({ orgId }: { orgId: string }) {
       ) : (
         <>
           <TraceTable traces={traces.data.data} onOnly={only} />
-          <nav aria-label="Pages of traces" className="actions">
-            <button
-              type="button"
-              onClick={() => setSearch(newerSearch(search))}
-              disabled={!search.get('cursor')}
-            >
-              Newer
-            </button>
-            <button
-              type="button"
-              onClick={() =>
-                traces.data.next_cursor && setSearch(olderSearch(search, traces.data.next_cursor))
-              }
-              disabled={!traces.data.next_cursor}
-            >
-              Older
-            </button>
-          </nav>
+          <Pager label="Pages of traces" nextCursor={traces.data.next_cursor} />
         </>
       )}
     </section>

@@ -1,6 +1,7 @@
 import { Link, useParams, useSearchParams } from 'react-router';
-import { ErrorPanel, Facts, Loading, Page, When } from '../components.tsx';
+import { Facts, Loaded, Page, When } from '../components.tsx';
 import { count, duration } from '../format.ts';
+import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
 import { useTrace } from './queries.ts';
 import { SpanPanel } from './span-panel.tsx';
@@ -20,40 +21,38 @@ export function TracePage() {
   return (
     <Page title={title}>
       <p>
-        <Link to={`/orgs/${encodeURIComponent(org.id)}/tracing`}>Back to the traces</Link>
+        <Link to={orgPath(org.id, '/tracing')}>Back to the traces</Link>
       </p>
-      {trace.isPending ? (
-        <Loading what="the trace" />
-      ) : trace.isError ? (
-        <ErrorPanel error={trace.error} />
-      ) : (
-        <>
-          <Facts
-            label="The trace"
-            facts={[
-              ['Trace id', <code key="id">{trace.data.trace_id}</code>],
-              ['Started', <When key="start" iso={trace.data.start_time} />],
-              ['Duration', duration(trace.data.duration_ms)],
-              ['Spans', `${count(trace.data.span_count)} (${count(trace.data.error_count)} failed)`],
-              ['Tokens', `${count(trace.data.input_tokens)} in, ${count(trace.data.output_tokens)} out`],
-              ['Service', trace.data.service ?? 'none'],
-              ['Session', trace.data.session_id ?? 'none'],
-              ['User', trace.data.user_id ?? 'none'],
-            ]}
-          />
-          <div className="trace-layout">
-            <SpanWaterfall
-              rows={spanRows(trace.data.spans)}
-              selected={selected}
-              totalMs={trace.data.duration_ms}
-              onSelect={(spanId) => setSearch(spanId ? { span: spanId } : {})}
+      <Loaded query={trace} what="the trace">
+        {(data) => (
+          <>
+            <Facts
+              label="The trace"
+              facts={[
+                ['Trace id', <code key="id">{data.trace_id}</code>],
+                ['Started', <When key="start" iso={data.start_time} />],
+                ['Duration', duration(data.duration_ms)],
+                ['Spans', `${count(data.span_count)} (${count(data.error_count)} failed)`],
+                ['Tokens', `${count(data.input_tokens)} in, ${count(data.output_tokens)} out`],
+                ['Service', data.service ?? 'none'],
+                ['Session', data.session_id ?? 'none'],
+                ['User', data.user_id ?? 'none'],
+              ]}
             />
-            {selected && (
-              <SpanPanel orgId={org.id} traceId={traceId} spanId={selected} onClose={() => setSearch({})} />
-            )}
-          </div>
-        </>
-      )}
+            <div className="trace-layout">
+              <SpanWaterfall
+                rows={spanRows(data.spans)}
+                selected={selected}
+                totalMs={data.duration_ms}
+                onSelect={(spanId) => setSearch(spanId ? { span: spanId } : {})}
+              />
+              {selected && (
+                <SpanPanel orgId={org.id} traceId={traceId} spanId={selected} onClose={() => setSearch({})} />
+              )}
+            </div>
+          </>
+        )}
+      </Loaded>
     </Page>
   );
 }

@@ -1,4 +1,4 @@
-import { ErrorPanel, Loading, Page } from '../components.tsx';
+import { Loaded, Page } from '../components.tsx';
 import { useOrg } from '../shell.tsx';
 import { Analytics } from './analytics.tsx';
 import { JoinBeta } from './beta.tsx';
@@ -13,18 +13,18 @@ export function TracingPage() {
   const detail = useOrgDetail(org.id);
   return (
     <Page title="Tracing">
-      {detail.isPending ? (
-        <Loading what="the org" />
-      ) : detail.isError ? (
-        <ErrorPanel error={detail.error} />
-      ) : !detail.data.tracing.enabled ? (
-        <JoinBeta org={detail.data} />
-      ) : (
-        <>
-          <TraceList orgId={org.id} />
-          <Analytics orgId={org.id} />
-        </>
-      )}
+      <Loaded query={detail} what="the org">
+        {(data) =>
+          data.tracing.enabled ? (
+            <>
+              <TraceList orgId={org.id} />
+              <Analytics orgId={org.id} />
+            </>
+          ) : (
+            <JoinBeta org={data} />
+          )
+        }
+      </Loaded>
     </Page>
   );
 }
