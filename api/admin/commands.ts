@@ -86,18 +86,9 @@ export async function createApiKey(
   scopes: Scope[],
   name = 'default',
 ): Promise<CreatedKey> {
-  const { key, keyHash, keyPrefix } = newApiKey();
-  const keyId = newId('key');
-  await execute(deps, {
-    ...meta(orgId),
-    type: 'CreateApiKey',
-    keyId,
-    name,
-    keyHash,
-    keyPrefix,
-    scopes,
-    createdBy: '',
-  });
+  const { key, command } = newApiKey(meta(orgId), { name, scopes, createdBy: '' });
+  await execute(deps, command);
+  const { keyId } = command;
   return { key, keyId, orgId, scopes };
 }
 

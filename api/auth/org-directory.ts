@@ -71,6 +71,12 @@ export class OrgDirectory {
     return this.recentEventIds.has(eventId);
   }
 
+  /** The org, if the person is a member of it now. */
+  memberOrg(orgId: string, personId: string): OrgState | undefined {
+    const org = this.orgs.get(orgId);
+    return org?.members[personId] ? org : undefined;
+  }
+
   /** The orgs the person is a member of now. */
   orgsOf(personId: string): OrgState[] {
     return [...(this.orgsByPerson.get(personId) ?? [])].flatMap((orgId) => this.orgs.get(orgId) ?? []);

@@ -1,7 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { type Scope, scopes } from '../../domain/orgs/events.ts';
-import { isMember } from '../../domain/orgs/membership.ts';
 import type { SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
 import { ApiError, insufficientScope, KeysNotLoaded, unauthorized } from '../errors.ts';
 import { hashApiKey } from './api-keys.ts';
@@ -64,27 +63,26 @@ export const authPlugin = fp<AuthOptions>(
     };
     app.decorateRequest('principal', undefined);
     app.decorateRequest('sandboxToken', undefined);
+    /** The live key in `Authorization` with `scope`, or the refusal (401, 403). */
+    const keyFromHeader = (request: FastifyRequest, scope?: Scope): KeyPrincipal => {
+      const token = bearerToken(request);
+      const principal = token ? principalOf(token) : undefined;
+      if (!principal) throw unauthorized();
+      if (scope && !principal.scopes.includes(scope)) throw insufficientScope(scope);
+      return principal;
+    };
     app.decorate('requireKey', (scope?: Scope): onRequestHookHandler => {
       return async (request: FastifyRequest, _reply: FastifyReply) => {
-        const token = bearerToken(request);
-        const principal = token ? principalOf(token) : undefined;
-        if (!principal) throw unauthorized();
-        if (scope && !principal.scopes.includes(scope)) throw insufficientScope(scope);
-        request.principal = principal;
+        request.principal = keyFromHeader(request, scope);
       };
     });
     app.decorate('requireKeyOrSession', (scope?: Scope): onRequestHookHandler => {
-      const byKey = app.requireKey(scope);
-      const bySession = app.requireSession();
-      return async function keyOrSession(
-        this: FastifyInstance,
-        request: FastifyRequest,
-        reply: FastifyReply,
-      ) {
-        if (request.headers.authorization !== undefined)
-          return byKey.call(this, request, reply, () => undefined);
-        await bySession.call(this, request, reply, () => undefined);
-        const personId = request.person!.personId;
+      return async (request: FastifyRequest, _reply: FastifyReply) => {
+        if (request.headers.authorization !== undefined) {
+          request.principal = keyFromHeader(request, scope);
+          return;
+        }
+        const { personId } = await app.sessions.authenticate(request);
         const orgId = sessionOrg(directory, personId, request.headers[orgHeader]);
         request.principal = { kind: 'member', orgId, personId, scopes };
       };
@@ -100,10 +98,7 @@ export const authPlugin = fp<AuthOptions>(
           return;
         }
         // An API key is taken from the header only: a URL ends up in logs and browser history.
-        const principal = fromHeader ? principalOf(fromHeader) : undefined;
-        if (!principal) throw unauthorized();
-        if (!principal.scopes.includes(scope)) throw insufficientScope(scope);
-        request.principal = principal;
+        request.principal = keyFromHeader(request, scope);
       };
     });
   },
@@ -123,8 +118,8 @@ export const orgHeader = 'orrery-org';
 /** The org a session acts in: the one the header names (if a member), or the person's only org. */
 function sessionOrg(directory: OrgDirectory, personId: string, named: string | string[] | undefined): string {
   if (typeof named === 'string') {
-    const org = directory.org(named);
-    if (!org || !isMember(org, personId))
+    const org = directory.memberOrg(named, personId);
+    if (!org)
       throw new ApiError(
         'org_not_found',
         404,

@@ -111,6 +111,19 @@ export class Sessions {
     const token = request.headers[csrfHeader];
     return typeof token === 'string' && csrfTokens.verify(session.csrfSecret, token);
   }
+
+  /**
+   * The request's live session, or the refusal: 401 without one, 403 for a method other than
+   * GET and HEAD without the session's CSRF token. Sets `person`.
+   */
+  async authenticate(request: FastifyRequest): Promise<SessionPerson> {
+    const session = await this.read(request);
+    if (session === 'none') throw notLoggedIn();
+    if (session === 'ended') throw sessionEnded();
+    if (!safeMethods.has(request.method) && !this.hasValidCsrfToken(session, request)) throw csrfRefused();
+    request.person = session;
+    return session;
+  }
 }
 
 /** Cookies and the session hook, registered once for every surface. */
@@ -122,12 +135,7 @@ export const sessionPlugin = fp<{ pool: PgPool; now?: () => Date }>(
     app.decorateRequest('person', undefined);
     app.decorate('requireSession', (): onRequestHookHandler => {
       return async (request: FastifyRequest) => {
-        const session = await sessions.read(request);
-        if (session === 'none') throw notLoggedIn();
-        if (session === 'ended') throw sessionEnded();
-        if (!safeMethods.has(request.method) && !sessions.hasValidCsrfToken(session, request))
-          throw csrfRefused();
-        request.person = session;
+        await sessions.authenticate(request);
       };
     });
   },

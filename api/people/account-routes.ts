@@ -10,7 +10,7 @@ import { newId } from '../../platform/ids.ts';
 import { claimEmail, personByEmail, personById, releaseEmail } from '../../stores/people.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, Unavailable } from '../errors.ts';
-import { membershipsOf, personData, sessionAnswer } from './answers.ts';
+import { sessionAnswer, sessionData } from './answers.ts';
 import { commandMeta, type PeopleRouteDeps, personCommandMeta } from './commands.ts';
 import { refuseCrossSite } from './cross-site.ts';
 import { decideAcceptance } from './invitations.ts';
@@ -109,13 +109,7 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
           owner: personId,
         });
       const csrfToken = await app.sessions.start(request, reply, personId);
-      return reply.status(201).send({
-        data: {
-          person: personData({ personId, email, name }),
-          orgs: membershipsOf(directory.orgsOf(personId), personId),
-          csrf_token: csrfToken,
-        },
-      });
+      return reply.status(201).send({ data: sessionData(directory, { personId, email, name }, csrfToken) });
     },
   );
 
@@ -139,13 +133,7 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
       const person = await personByEmail(pool, email);
       if (!(await passwordMatches(person?.passwordHash, password)) || !person) throw wrongCredentials();
       const csrfToken = await app.sessions.start(request, reply, person.personId);
-      return {
-        data: {
-          person: personData(person),
-          orgs: membershipsOf(directory.orgsOf(person.personId), person.personId),
-          csrf_token: csrfToken,
-        },
-      };
+      return { data: sessionData(directory, person, csrfToken) };
     },
   );
 
@@ -179,13 +167,7 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
       const session = request.person!;
       const person = await personById(pool, session.personId);
       if (!person) throw new Unavailable('Your account is still being set up');
-      return {
-        data: {
-          person: personData(person),
-          orgs: membershipsOf(directory.orgsOf(person.personId), person.personId),
-          csrf_token: app.sessions.csrfToken(session),
-        },
-      };
+      return { data: sessionData(directory, person, app.sessions.csrfToken(session)) };
     },
   );
 };

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isMember } from '../../domain/orgs/membership.ts';
 import { formatUserCode, parseUserCode } from '../../domain/people/device-login.ts';
 import { decideDeviceLogin, deviceLoginByUserCode } from '../../stores/device-logins.ts';
 import { errorResponses } from '../error-responses.ts';
@@ -87,8 +86,8 @@ export const deviceApprovalRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = asyn
     async (request) => {
       const login = await loginOf(request.params.userCode);
       const personId = request.person!.personId;
-      const org = directory.org(request.body.org_id);
-      if (!org || !isMember(org, personId))
+      const org = directory.memberOrg(request.body.org_id, personId);
+      if (!org)
         throw new ApiError(
           'org_not_found',
           404,

@@ -1,7 +1,7 @@
 import { hash, randomBytes, randomInt } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isMember } from '../../domain/orgs/membership.ts';
+import type { OrgEvent } from '../../domain/orgs/events.ts';
 import {
   decidePoll,
   deviceLoginTiming,
@@ -10,7 +10,6 @@ import {
   userCodeAlphabet,
   userCodeLength,
 } from '../../domain/people/device-login.ts';
-import { newId } from '../../platform/ids.ts';
 import {
   deviceLoginByCode,
   insertDeviceLogin,
@@ -21,6 +20,7 @@ import {
 import { newApiKey } from '../auth/api-keys.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError } from '../errors.ts';
+import { requestOrigin } from './answers.ts';
 import { commandMeta, type PeopleRouteDeps } from './commands.ts';
 import { oauthError, useOauthConventions } from './oauth-errors.ts';
 
@@ -33,6 +33,23 @@ import { oauthError, useOauthConventions } from './oauth-errors.ts';
 const tags = ['people'];
 export const deviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
 const hashDeviceCode = (code: string) => hash('sha256', code, 'hex');
+
+/**
+ * The login's key as the org decider makes it. A person who left the org since approving is not
+ * a member any more, and the decider makes no key for them: to the CLI, the login was denied.
+ */
+function decideLoginKey(decide: () => OrgEvent[]): OrgEvent[] {
+  try {
+    return decide();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_member')
+      throw oauthError(
+        'access_denied',
+        'The person who approved this login is no longer a member of the org.',
+      );
+    throw error;
+  }
+}
 
 /** What each unfinished poll says, for the CLI to show or act on. */
 const pollMessages = {
@@ -83,7 +100,7 @@ function newUserCode(): string {
 
 /** The two OAuth endpoints, in their own scope: form bodies and RFC 6749's error shape. */
 export const deviceRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, deps) => {
-  const { pool, directory, commands, now } = deps;
+  const { pool, commands, now } = deps;
   await useOauthConventions(app);
   const perAddress = app.createRateLimit({
     max: 10,
@@ -122,7 +139,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, 
       let userCode = newUserCode();
       while (!(await insertDeviceLogin(pool, hashDeviceCode(deviceCode), { ...login, userCode })))
         userCode = newUserCode();
-      const verificationUri = `${request.protocol}://${request.host}/device`;
+      const verificationUri = `${requestOrigin(request)}/device`;
       return {
         device_code: deviceCode,
         user_code: formatUserCode(userCode),
@@ -164,30 +181,18 @@ export const deviceRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, 
           outcome.kind === 'slow_down' ? outcome.intervalSeconds : login.intervalSeconds,
         );
       if (outcome.kind !== 'collect') throw oauthError(outcome.kind, pollMessages[outcome.kind]);
-      const keyId = newId('key');
+      const orgId = login.orgId!;
+      const created = newApiKey(commandMeta(orgId, at), {
+        name: `${login.clientName} login ${at.toISOString().slice(0, 10)}`,
+        scopes: [...loginKeyScopes],
+        createdBy: login.personId!,
+      });
+      const { keyId } = created.command;
+      const keyCreated = decideLoginKey(() => commands.decideOrg(created.command));
       if (!(await markCollected(pool, deviceCodeHash, keyId)))
         throw oauthError('invalid_grant', pollMessages.invalid_grant);
-      const orgId = login.orgId!;
-      const personId = login.personId!;
-      // The person may have left the org since approving: then no key.
-      const org = directory.org(orgId);
-      if (!org || !isMember(org, personId))
-        throw oauthError(
-          'access_denied',
-          'The person who approved this login is no longer a member of the org.',
-        );
-      const created = newApiKey();
       try {
-        await commands.org({
-          ...commandMeta(orgId, at),
-          type: 'CreateApiKey',
-          keyId,
-          name: `${login.clientName} login ${at.toISOString().slice(0, 10)}`,
-          keyHash: created.keyHash,
-          keyPrefix: created.keyPrefix,
-          scopes: [...loginKeyScopes],
-          createdBy: personId,
-        });
+        await commands.publishOrg(keyCreated);
       } catch (error) {
         await unmarkCollected(pool, deviceCodeHash);
         throw error;

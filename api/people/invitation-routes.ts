@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { roles } from '../../domain/orgs/events.ts';
+import { invitationStatus } from '../../domain/orgs/membership.ts';
 import { personById } from '../../stores/people.ts';
 import { errorResponses } from '../error-responses.ts';
 import { Unavailable } from '../errors.ts';
@@ -43,13 +44,12 @@ export const invitationRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (a
       const org = directory.org(secret.orgId);
       const invitation = org?.invitations[secret.invitationId];
       if (!org || !invitation || invitation.secretHash !== secret.secretHash) throw badInvitation();
-      const expired = invitation.status === 'open' && invitation.expiresAt.getTime() <= now().getTime();
       return {
         data: {
           org: { id: org.orgId, name: org.name },
           email: invitation.email,
           role: invitation.role,
-          status: expired ? ('expired' as const) : invitation.status,
+          status: invitationStatus(invitation, now()),
           expires_at: invitation.expiresAt.toISOString(),
         },
       };

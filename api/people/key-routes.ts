@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { scopes } from '../../domain/orgs/events.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
-import { newId } from '../../platform/ids.ts';
 import { newApiKey } from '../auth/api-keys.ts';
 import { errorResponses } from '../error-responses.ts';
 import { commandMeta, type PeopleRouteDeps } from './commands.ts';
@@ -77,20 +76,13 @@ export const keyRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, dep
     async (request, reply) => {
       const personId = request.person!.personId;
       const org = memberOrg(request.params.orgId, personId);
-      const created = newApiKey();
-      const keyId = newId('key');
-      const { name } = request.body;
-      const keyScopes = [...new Set(request.body.scopes)];
-      await commands.org({
-        ...commandMeta(org.orgId, now()),
-        type: 'CreateApiKey',
-        keyId,
-        name,
-        keyHash: created.keyHash,
-        keyPrefix: created.keyPrefix,
-        scopes: keyScopes,
+      const created = newApiKey(commandMeta(org.orgId, now()), {
+        name: request.body.name,
+        scopes: [...new Set(request.body.scopes)],
         createdBy: personId,
       });
+      await commands.org(created.command);
+      const { keyId } = created.command;
       const key = keyData(directory.org(org.orgId)!).find((candidate) => candidate.id === keyId)!;
       return reply.status(201).send({ data: { ...key, key: created.key } });
     },

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { isMember } from '../../domain/orgs/membership.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { ApiError } from '../errors.ts';
@@ -17,7 +16,7 @@ const notAMember = () =>
 
 /** The org in the path, if the person belongs to it (else 404: it reveals nothing). */
 export function memberOrgOf(directory: OrgDirectory, orgId: string, personId: string): OrgState {
-  const org = directory.org(orgId);
-  if (!org || !isMember(org, personId)) throw notAMember();
+  const org = directory.memberOrg(orgId, personId);
+  if (!org) throw notAMember();
   return org;
 }

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { roles } from '../../domain/orgs/events.ts';
-import { invitationLifetimeMs } from '../../domain/orgs/membership.ts';
+import { invitationLifetimeMs, invitationStatus } from '../../domain/orgs/membership.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
 import { emailField } from '../../domain/people/credentials.ts';
 import { newId } from '../../platform/ids.ts';
 import { peopleByIds } from '../../stores/people.ts';
 import { errorResponses } from '../error-responses.ts';
+import { requestOrigin } from './answers.ts';
 import { commandMeta, type PeopleRouteDeps } from './commands.ts';
 import { invitationLink, newInvitationToken } from './invitation-links.ts';
 import { memberOrgOf, orgParams } from './org-access.ts';
@@ -148,7 +149,7 @@ export const orgRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, dep
         pool,
         members.map((member) => member.personId),
       );
-      const at = now().getTime();
+      const at = now();
       return {
         data: {
           members: members.map((member) => ({
@@ -159,7 +160,7 @@ export const orgRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, dep
             added_at: member.addedAt.toISOString(),
           })),
           invitations: Object.values(org.invitations)
-            .filter((invitation) => invitation.status === 'open' && invitation.expiresAt.getTime() > at)
+            .filter((invitation) => invitationStatus(invitation, at) === 'open')
             .map((invitation) => ({
               id: invitation.invitationId,
               email: invitation.email,
@@ -213,14 +214,13 @@ export const orgRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, dep
         secretHash,
         expiresAt,
       });
-      const origin = `${request.protocol}://${request.host}`;
       return reply.status(201).send({
         data: {
           id: invitationId,
           email,
           role,
           expires_at: expiresAt.toISOString(),
-          link: invitationLink(origin, token),
+          link: invitationLink(requestOrigin(request), token),
         },
       });
     },

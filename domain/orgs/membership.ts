@@ -1,5 +1,5 @@
 import type { MembershipEvent, Role } from './events.ts';
-import type { OrgState } from './org.ts';
+import type { InvitationState, OrgState } from './org.ts';
 import { OrgCommandRefused } from './refusals.ts';
 
 // Who belongs to an org and who may change that: an owner invites and removes; anyone may leave;
@@ -36,6 +36,15 @@ export type MembershipCommand =
     })
   | (MembershipMeta & { type: 'RevokeInvitation'; invitationId: string })
   | (MembershipMeta & { type: 'RemoveMember'; personId: string });
+
+/** An invitation as its holder sees it: open until accepted, withdrawn or past its expiry. */
+export type InvitationStatus = InvitationState['status'] | 'expired';
+
+export function invitationStatus(invitation: InvitationState, now: Date): InvitationStatus {
+  return invitation.status === 'open' && invitation.expiresAt.getTime() <= now.getTime()
+    ? 'expired'
+    : invitation.status;
+}
 
 export function isOwner(org: OrgState, actor: Actor): boolean {
   return actor.kind === 'operator' || org.members[actor.personId]?.role === 'owner';
@@ -77,10 +86,11 @@ export function decideMembership(command: MembershipCommand, org: OrgState): Mem
           'invitation_not_found',
           'No such invitation for this account: log in with the email address it was sent to, or ask for a new one.',
         );
-      if (invitation.status !== 'open' || invitation.expiresAt.getTime() <= command.now.getTime())
+      const status = invitationStatus(invitation, command.now);
+      if (status !== 'open')
         throw new OrgCommandRefused(
           'invitation_closed',
-          `This invitation was ${invitation.status === 'open' ? 'open until ' + invitation.expiresAt.toISOString() : invitation.status}: ask an owner of the org for a new one.`,
+          `This invitation was ${status === 'expired' ? 'open until ' + invitation.expiresAt.toISOString() : status}: ask an owner of the org for a new one.`,
         );
       const accepted = {
         ...base,
