@@ -31,6 +31,11 @@ export const enginePackages: readonly DebianPackage[] = [
     pkg: 'catatonit',
     present: () => existsSync('/usr/libexec/podman/catatonit') || commandExists('catatonit'),
   },
+  // Names on a container network: the stack's parts find each other by alias (testcontainers).
+  {
+    pkg: 'golang-github-containernetworking-plugin-dnsname',
+    present: () => existsSync('/usr/lib/cni/dnsname'),
+  },
   // Makes the base image without a registry (images.ts).
   { pkg: 'debootstrap', present: () => commandExists('debootstrap') },
 ];

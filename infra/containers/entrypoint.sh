@@ -7,8 +7,16 @@ case "${1:-api}" in
   api) entry=api/main.ts ;;
   consumers) entry=consumers/main.ts ;;
   jobs) entry=jobs/main.ts ;;
+  # Once, before the others: migrations, topics, schemas (infra/containers/provision.ts).
+  provision) entry=infra/containers/provision.ts ;;
+  # An operator's commands (README, "Administration"): `admin org create --name … --json`.
+  admin)
+    shift
+    export ORRERY_SERVICE=admin ORRERY_LOG_DESTINATION=stderr ORRERY_LOG_LEVEL="${ORRERY_LOG_LEVEL:-error}"
+    exec node --import tsx api/admin/cli.ts "$@"
+    ;;
   *)
-    echo "unknown process '$1': the Orrery image runs api, consumers or jobs" >&2
+    echo "unknown process '$1': the Orrery image runs api, consumers, jobs, provision or admin" >&2
     exit 2
     ;;
 esac

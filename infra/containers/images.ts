@@ -118,18 +118,45 @@ function tidy(dir: string): void {
 
 /** The Orrery image, through the engine; its layers are cached, so a rebuild takes seconds. */
 export async function buildOrreryImage(engine: Engine, log: (line: string) => void): Promise<void> {
-  log(`building ${orreryImage} (infra/containers/Containerfile)`);
   // The checkout's node_modules may be a link (a worktree sharing another's): give its real path.
-  const modules = realpathSync(join(root, 'node_modules'));
+  await buildImage(engine, log, {
+    file: join(root, 'infra', 'containers', 'Containerfile'),
+    image: orreryImage,
+    context: root,
+    contexts: { modules: realpathSync(join(root, 'node_modules')) },
+  });
+}
+
+export interface ImageBuild {
+  file: string;
+  image: string;
+  context: string;
+  /** Further build contexts by name (`COPY --from=<name>`). */
+  contexts?: Record<string, string>;
+  /** Build arguments (`ARG`). */
+  args?: Record<string, string>;
+}
+
+/**
+ * One image from its Containerfile, on the Debian base. The host's network: a build's
+ * `apt-get` reaches the mirror the host's apt uses, as the host does.
+ */
+export async function buildImage(
+  engine: Engine,
+  log: (line: string) => void,
+  build: ImageBuild,
+): Promise<void> {
+  log(`building ${build.image} (${build.file.slice(root.length + 1)})`);
   const args = [
     'build',
+    '--network=host',
     '--file',
-    join(root, 'infra', 'containers', 'Containerfile'),
-    '--build-context',
-    `modules=${modules}`,
+    build.file,
+    ...Object.entries(build.contexts ?? {}).flatMap(([name, dir]) => ['--build-context', `${name}=${dir}`]),
+    ...Object.entries(build.args ?? {}).flatMap(([name, value]) => ['--build-arg', `${name}=${value}`]),
     '--tag',
-    orreryImage,
-    root,
+    build.image,
+    build.context,
   ];
   await piped(engine.cli, engine.cli === 'podman' ? ['--log-level=error', ...args] : args, {
     DOCKER_HOST: engine.dockerHost,

@@ -23,8 +23,16 @@ export function clickhouseComponent(config: Config): Component {
     install() {
       for (const dir of ['data', 'tmp', 'user_files', 'format_schemas'])
         mkdirSync(join(home, dir), { recursive: true });
-      writeFileSync(configFile, serverConfig(home, port, config.clickhouse.nativePort, daemon.logFile));
-      writeFileSync(join(home, 'users.xml'), usersConfig);
+      writeFileSync(
+        configFile,
+        serverConfig({
+          home,
+          httpPort: port,
+          tcpPort: config.clickhouse.nativePort,
+          logFile: daemon.logFile,
+        }),
+      );
+      writeFileSync(join(home, 'users.xml'), usersConfig());
     },
     async healthy() {
       const response = await fetch(`http://127.0.0.1:${port}/ping`, { signal: AbortSignal.timeout(1000) });
@@ -46,9 +54,25 @@ export function clickhouseComponent(config: Config): Component {
   };
 }
 
+/** Where a server listens and keeps its files: the local stack's, or its container's (parts.ts). */
+export interface ClickHouseServerPlace {
+  home: string;
+  httpPort: number;
+  tcpPort: number;
+  logFile: string;
+  /** Loopback on the host; every interface in a container. */
+  listenHost?: string;
+}
+
 // Small caches and a per-query memory cap keep the server within a few hundred MB beside the
 // JVMs, the API and the tests on a 2-core machine.
-function serverConfig(home: string, httpPort: number, tcpPort: number, logFile: string): string {
+export function serverConfig({
+  home,
+  httpPort,
+  tcpPort,
+  logFile,
+  listenHost = '127.0.0.1',
+}: ClickHouseServerPlace): string {
   return `<?xml version="1.0"?>
 <yandex>
   <logger>
@@ -60,7 +84,7 @@ function serverConfig(home: string, httpPort: number, tcpPort: number, logFile: 
   </logger>
   <http_port>${httpPort}</http_port>
   <tcp_port>${tcpPort}</tcp_port>
-  <listen_host>127.0.0.1</listen_host>
+  <listen_host>${listenHost}</listen_host>
   <max_connections>1024</max_connections>
   <keep_alive_timeout>10</keep_alive_timeout>
   <max_concurrent_queries>100</max_concurrent_queries>
@@ -82,7 +106,8 @@ function serverConfig(home: string, httpPort: number, tcpPort: number, logFile: 
 `;
 }
 
-const usersConfig = `<?xml version="1.0"?>
+/** The `default` user without password, from loopback only unless `networks` says more. */
+export const usersConfig = (networks = ['127.0.0.1', '::1']) => `<?xml version="1.0"?>
 <yandex>
   <profiles>
     <default>
@@ -94,7 +119,7 @@ const usersConfig = `<?xml version="1.0"?>
   <users>
     <default>
       <password></password>
-      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <networks>${networks.map((network) => `<ip>${network}</ip>`).join('')}</networks>
       <profile>default</profile>
       <quota>default</quota>
     </default>

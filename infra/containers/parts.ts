@@ -1,0 +1,104 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Config } from '../../platform/config.ts';
+import { serverConfig, usersConfig } from '../stack/clickhouse.ts';
+import { kafkaVersion } from '../stack/kafka.ts';
+import { registryVersion } from '../stack/registry.ts';
+import type { Engine } from './engine.ts';
+import { buildImage } from './images.ts';
+
+// The stack's parts as images, for machines where no registry serves the official ones (issue 17):
+// built on the Debian base (images.ts) from Debian's packages (Postgres, ClickHouse, Java) and the
+// Maven Central jars the local stack has fetched (Kafka, Apicurio). Each listens on every
+// interface of its container, at its usual port, and finds the others by their network aliases.
+
+export interface StackPart {
+  name: 'postgres' | 'clickhouse' | 'kafka' | 'registry';
+  image: string;
+  /** The port it serves on inside its container. */
+  port: number;
+}
+
+export const stackParts = {
+  postgres: { name: 'postgres', image: 'localhost/orrery-postgres:15', port: 5432 },
+  clickhouse: { name: 'clickhouse', image: 'localhost/orrery-clickhouse:18.16', port: 8123 },
+  kafka: { name: 'kafka', image: `localhost/orrery-kafka:${kafkaVersion}`, port: 9092 },
+  registry: { name: 'registry', image: `localhost/orrery-registry:${registryVersion}`, port: 8080 },
+} as const satisfies Record<string, StackPart>;
+
+const partsDir = resolve(import.meta.dirname, 'parts');
+
+/** Builds the four part images (the engine caches their layers, so a rebuild takes seconds). */
+export async function buildPartImages(
+  engine: Engine,
+  config: Config,
+  log: (line: string) => void,
+): Promise<Record<string, number>> {
+  const timings: Record<string, number> = {};
+  const timed = async (name: string, build: () => Promise<void>) => {
+    const started = Date.now();
+    await build();
+    timings[`${name} image`] = (Date.now() - started) / 1000;
+  };
+  await timed('postgres', () =>
+    buildImage(engine, log, {
+      file: join(partsDir, 'postgres.Containerfile'),
+      image: stackParts.postgres.image,
+      context: partsDir,
+    }),
+  );
+  await timed('clickhouse', () =>
+    buildImage(engine, log, {
+      file: join(partsDir, 'clickhouse.Containerfile'),
+      image: stackParts.clickhouse.image,
+      context: partsDir,
+      contexts: { settings: clickhouseSettings(config) },
+    }),
+  );
+  await timed('kafka', () =>
+    buildImage(engine, log, {
+      file: join(partsDir, 'java.Containerfile'),
+      image: stackParts.kafka.image,
+      context: partsDir,
+      contexts: { app: fetched(config, 'kafka-libs') },
+      args: { ENTRY: 'kafka-entry.sh' },
+    }),
+  );
+  await timed('registry', () =>
+    buildImage(engine, log, {
+      file: join(partsDir, 'java.Containerfile'),
+      image: stackParts.registry.image,
+      context: partsDir,
+      contexts: { app: fetched(config, 'registry', 'app') },
+      args: { ENTRY: 'registry-entry.sh' },
+    }),
+  );
+  return timings;
+}
+
+/** ClickHouse's settings as the local stack writes them, for a server in a container. */
+function clickhouseSettings(config: Config): string {
+  const dir = join(config.stackDir, 'containers', 'clickhouse-settings');
+  mkdirSync(dir, { recursive: true });
+  const home = '/var/lib/clickhouse';
+  writeFileSync(
+    join(dir, 'config.xml'),
+    serverConfig({
+      home,
+      httpPort: stackParts.clickhouse.port,
+      tcpPort: 9000,
+      logFile: '/var/log/clickhouse-server/clickhouse-server.log',
+      listenHost: '0.0.0.0',
+    }),
+  );
+  writeFileSync(join(dir, 'users.xml'), usersConfig(['::/0', '0.0.0.0/0']));
+  return dir;
+}
+
+/** A folder the local stack filled from Maven Central (`npm run stack -- start` fetches it). */
+function fetched(config: Config, ...path: string[]): string {
+  const dir = join(config.stackDir, ...path);
+  if (!existsSync(dir))
+    throw new Error(`${dir} is missing: \`npm run stack -- start\` fetches it from Maven Central first`);
+  return dir;
+}
