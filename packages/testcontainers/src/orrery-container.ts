@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { GenericContainer, Network, type StartedNetwork, Wait } from 'testcontainers';
+import { removeRun, runLabel } from './cleanup.js';
+import { allScopes, type Scope } from './scopes.js';
+import { localImages, type StackImages, stackEnvironment, startStack } from './stack.js';
+import { StartedOrrery } from './started-orrery.js';
+
+// `new OrreryContainer().start()`: Orrery and its stack on one network of their own, as a
+// testcontainers module does it (builder methods, then `start()`, then `stop()` on what it
+// answers). The API's port is published; the stack's are not, since only Orrery talks to them.
+
+const apiPort = 8080;
+
+export class OrreryContainer {
+  private images: StackImages = { ...localImages };
+  private readonly environment: Record<string, string> = {};
+  private readonly keys: Record<string, readonly Scope[]> = {};
+  private orgName = 'Test Org';
+  private creditCents = 0;
+  private tracing = true;
+
+  /** Images other than the locally built ones (the official images of each part, say). */
+  withImages(images: Partial<StackImages>): this {
+    this.images = { ...this.images, ...images };
+    return this;
+  }
+
+  /** ORRERY_* settings for the platform's processes (ORRERY_MODELS, say). */
+  withEnvironment(environment: Record<string, string>): this {
+    Object.assign(this.environment, environment);
+    return this;
+  }
+
+  /** A key with these scopes, answered by `start()` under this name. */
+  withApiKey(name: string, scopes: readonly Scope[]): this {
+    if (scopes.length === 0) throw new RangeError(`key "${name}" needs at least one scope`);
+    for (const scope of scopes)
+      if (!allScopes.includes(scope))
+        throw new RangeError(`unknown scope "${scope}"; use ${allScopes.join(', ')}`);
+    this.keys[name] = [...scopes];
+    return this;
+  }
+
+  withOrgName(name: string): this {
+    this.orgName = name;
+    return this;
+  }
+
+  /** Credit the org starts with, in cents (titles and previews are charged against it). */
+  withCredit(cents: number): this {
+    if (!Number.isSafeInteger(cents) || cents < 0)
+      throw new RangeError('credit is a whole number of cents ≥ 0');
+    this.creditCents = cents;
+    return this;
+  }
+
+  /** Leaves tracing off for the org, as for an org that has not joined the beta. */
+  withoutTracing(): this {
+    this.tracing = false;
+    return this;
+  }
+
+  async start(): Promise<StartedOrrery> {
+    const runId = randomUUID();
+    const network = await new Network().start();
+    try {
+      const stack = await startStack(this.images, network, runId);
+      const environment = {
+        ...stackEnvironment,
+        ORRERY_DEFAULT_MODEL: 'off',
+        ORRERY_LOG_LEVEL: 'warn',
+        ...this.environment,
+      };
+      const provisioned = await this.process('provision', environment, network, runId)
+        .withWaitStrategy(Wait.forOneShotStartup())
+        .start();
+      await provisioned.stop();
+      const [api, consumers, jobs] = await Promise.all([
+        this.process('api', { ...environment, ORRERY_API_PORT: String(apiPort) }, network, runId)
+          .withExposedPorts(apiPort)
+          .withWaitStrategy(Wait.forHttp('/readyz', apiPort))
+          .start(),
+        this.process('consumers', environment, network, runId)
+          .withExposedPorts(8090)
+          .withWaitStrategy(Wait.forHttp('/readyz', 8090))
+          .start(),
+        this.process('jobs', environment, network, runId)
+          .withExposedPorts(8091)
+          .withWaitStrategy(Wait.forHttp('/readyz', 8091))
+          .start(),
+      ]);
+      const orrery = new StartedOrrery({
+        apiUrl: `http://${api.getHost()}:${api.getMappedPort(apiPort)}`,
+        api,
+        containers: [stack.postgres, stack.clickhouse, stack.kafka, stack.registry, api, consumers, jobs],
+        network,
+      });
+      await orrery.prepareOrg({
+        name: this.orgName,
+        tracing: this.tracing,
+        creditCents: this.creditCents,
+        keys: Object.keys(this.keys).length > 0 ? this.keys : { default: allScopes },
+      });
+      return orrery;
+    } catch (error) {
+      await removeRun(runId);
+      await network.stop().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private process(name: string, environment: Record<string, string>, network: StartedNetwork, runId: string) {
+    return new GenericContainer(this.images.orrery)
+      .withLabels({ [runLabel]: runId })
+      .withNetwork(network)
+      .withNetworkAliases(`orrery-${name}`)
+      .withEnvironment(environment)
+      .withCommand([name])
+      .withStartupTimeout(120_000);
+  }
+}
