@@ -12,6 +12,7 @@ import type { PgPool } from '../platform/postgres.ts';
 import { apiReadiness, type Readiness, storeWatch } from '../platform/readiness.ts';
 import { serverOptions } from '../platform/server-options.ts';
 import type { EventProducer } from '../producers/producer.ts';
+import { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import { AdmissionLeases } from '../stores/admission-lease.ts';
 import { accountPlugin } from './account/plugin.ts';
 import type { OrgDirectory } from './auth/org-directory.ts';
@@ -32,6 +33,7 @@ import { otlpPlugin } from './otlp/plugin.ts';
 import { peoplePlugin } from './people/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
 import { validateRequestPart } from './request-validation.ts';
+import { type RunDeps, runsPlugin } from './runs/plugin.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
 
 export interface ApiDeps {
@@ -50,6 +52,8 @@ export interface ApiDeps {
   models?: readonly InferenceModelConfig[];
   /** The sandbox surface's runtime, desktop and background jobs (api/sandboxes/plugin.ts). */
   sandboxes?: SandboxDeps & { tokenSecret?: string };
+  /** The run surface's clock, recovery and metering (api/runs/plugin.ts); runs use the sandboxes' runtime. */
+  runs?: RunDeps;
   /** The HTTP server's timeouts; ORRERY_HTTP_* when absent (tests pass short ones). */
   httpTimeouts?: HttpTimeouts;
   /** How often Postgres and Kafka are probed, and for how long (platform/dependency-watch.ts). */
@@ -146,7 +150,17 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     models: deps.models,
   });
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
-  await app.register(sandboxesPlugin, { prefix: '/api', ...deps, ...deps.sandboxes, tokens: sandboxTokens });
+  // One runtime per host: the sandboxes and the runs share it.
+  const runtime =
+    deps.sandboxes?.runtime ?? SandboxRuntime.fromConfig(config(), { log: (line) => deps.logger.info(line) });
+  await app.register(sandboxesPlugin, {
+    prefix: '/api',
+    ...deps,
+    ...deps.sandboxes,
+    runtime,
+    tokens: sandboxTokens,
+  });
+  await app.register(runsPlugin, { prefix: '/api', ...deps, ...deps.runs, runtime });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // Last: it answers the GETs outside /api that no route above has.
   await app.register(dashboardPlugin, { root: deps.dashboardRoot });

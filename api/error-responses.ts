@@ -21,7 +21,7 @@ export const reasons: Record<number, string> = {
   403: "The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this.",
   404: 'Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`).',
   408: 'The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed.',
-  409: 'Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided.',
+  409: 'Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available.',
   413: 'The JSON body is over 1 MiB.',
   414: 'A path parameter is over 100 characters.',
   410: 'The invitation was accepted, withdrawn, or has expired.',
@@ -80,6 +80,16 @@ export const routeKinds = {
   'sandbox.json': { surface: 'json', statuses: [401, 403, 404, 409, 413, 414, 422, 503] },
   /** GET /sandboxes/:id/screen, the WebSocket: a plain GET is 426. */
   'sandbox.screen': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 426, 503] },
+  /** POST /api/runs: a key only; refused before anything is placed (no credit 402, a size not sold here 409). */
+  'runs.create': { surface: 'json', statuses: [401, 402, 403, 409, 415, 422, 503] },
+  /** GET /api/runs: a key or a session, a query. */
+  'runs.list': { surface: 'json', statuses: [401, 403, 404, 422, 503] },
+  /** One run by id or name: read it, its output, or stop it. */
+  'run.read': { surface: 'json', statuses: [401, 403, 404, 414, 422, 503] },
+  /** GET /api/runs/:name/result: 409 while the run is active, 404 when it wrote none. */
+  'run.result': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 503] },
+  /** GET /api/catalog: any live key or session. */
+  catalog: { surface: 'json', statuses: [401, 404, 422, 503] },
 } as const satisfies Record<string, { surface: Surface; statuses: readonly number[] }>;
 
 export type RouteKind = keyof typeof routeKinds;

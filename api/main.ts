@@ -27,6 +27,8 @@ const app = await buildApi({
   producer,
   pool,
   sandboxes,
+  // Runs left active by an earlier process are finished as failed on start (api/runs/runner.ts).
+  runs: { recoverOnStart: true },
   ready: () => follower.isCaughtUp(),
 });
 await app.listen({ host: config().api.host, port: config().api.port });

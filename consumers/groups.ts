@@ -6,6 +6,7 @@ export const consumerGroupIds = [
   'orrery-usage-postgres',
   'orrery-spans-clickhouse',
   'orrery-sandbox-postgres',
+  'orrery-run-postgres',
 ] as const;
 
 export type ConsumerGroupId = (typeof consumerGroupIds)[number];

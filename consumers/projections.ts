@@ -3,6 +3,7 @@ import type { PgPool } from '../platform/postgres.ts';
 import { orgPostgresProjection } from '../projections/org.ts';
 import { personPostgresProjection } from '../projections/person.ts';
 import type { Projection } from '../projections/projection.ts';
+import { runPostgresProjection } from '../projections/run-postgres.ts';
 import { sandboxPostgresProjection } from '../projections/sandbox-postgres.ts';
 import { spansClickHouseProjection } from '../projections/spans-clickhouse.ts';
 import { usageClickHouseProjection } from '../projections/usage-clickhouse.ts';
@@ -20,5 +21,6 @@ export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseCli
     'orrery-usage-postgres': usagePostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-spans-clickhouse': spansClickHouseProjection(stores.clickhouse) as Projection<unknown>,
     'orrery-sandbox-postgres': sandboxPostgresProjection(stores.pool) as Projection<unknown>,
+    'orrery-run-postgres': runPostgresProjection(stores.pool) as Projection<unknown>,
   };
 }

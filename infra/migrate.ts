@@ -26,7 +26,8 @@ export async function migratePostgres(config: Config, log: (line: string) => voi
  * ClickHouse has no migration tool that runs on 18.16 and current releases alike, so this is ours:
  * files `NNNN_name.sql` (statements separated by `;` at a line's end) applied in order, each
  * recorded in `schema_migrations` once it succeeded. Statements use IF NOT EXISTS, so a run cut
- * short can be repeated.
+ * short can be repeated; 18.16 has no `ADD COLUMN IF NOT EXISTS`, so an `ADD COLUMN` refused
+ * because the column is there already (a run cut short after it) counts as done.
  */
 export async function migrateClickHouse(
   clickhouse: ClickHouseClient,
@@ -51,10 +52,22 @@ export async function migrateClickHouse(
       .split(/;\s*$/m)
       .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
       .filter(Boolean);
-    for (const statement of statements) await clickhouse.command({ query: statement });
+    for (const statement of statements) await applyStatement(clickhouse, statement);
     await clickhouse.command({
       query: sql`INSERT INTO schema_migrations (version, applied_at) VALUES (${version}, now())`.text,
     });
     log(`clickhouse migration: applied ${version}`);
+  }
+}
+
+const addColumn = /^ALTER TABLE \S+ ADD COLUMN /i;
+
+async function applyStatement(clickhouse: ClickHouseClient, statement: string): Promise<void> {
+  try {
+    await clickhouse.command({ query: statement });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (addColumn.test(statement) && /column with this name already exists/i.test(message)) return;
+    throw error;
   }
 }

@@ -27,7 +27,7 @@ export async function readLogTotals(
   // intDiv of the milliseconds is the UTC day whatever the server's time zone.
   const statement = sql`SELECT org_id, model, intDiv(occurred_at_ms, ${dayMs}) AS day_number,
       count() AS requests, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-      sum(fallback) AS fallbacks
+      sum(fallback) AS fallbacks, sum(seconds) AS seconds
     FROM requests FINAL
     WHERE ${joinSql(where, ' AND ')}
     GROUP BY org_id, model, day_number`;
@@ -41,6 +41,7 @@ export async function readLogTotals(
     inputTokens: Number(row.input_tokens),
     outputTokens: Number(row.output_tokens),
     fallbacks: Number(row.fallbacks),
+    seconds: Number(row.seconds),
   }));
 }
 

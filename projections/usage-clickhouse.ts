@@ -4,7 +4,8 @@ import { insertRows } from '../platform/clickhouse-insert.ts';
 import { usageFromWire } from '../schemas/events/usage-mapping.ts';
 import type { Projection } from './projection.ts';
 
-// Usage events → ClickHouse `requests` (the Endpoints > Requests list). One insert per batch;
+// Usage events → ClickHouse `requests` (the Endpoints > Requests list, which shows the title and
+// preview requests; a run's metered stretches are kept beside them for reconciliation). One insert per batch;
 // ReplacingMergeTree collapses a redelivered row on (org_id, occurred_at, request_id).
 export function usageClickHouseProjection(clickhouse: ClickHouseClient): Projection<UsageRecorded> {
   return {
@@ -32,6 +33,7 @@ export function usageClickHouseProjection(clickhouse: ClickHouseClient): Project
           output_tokens: event.outputTokens,
           fallback: event.fallback ? 1 : 0,
           latency_ms: event.latencyMs,
+          seconds: event.seconds ?? 0,
         })),
       );
     },

@@ -9,7 +9,7 @@ import type { Projection } from './projection.ts';
 export const usagePostgresGroupId = 'orrery-usage-postgres';
 
 // Usage events → Postgres `usage_daily`: tokens per org, model and UTC day (spec 000, Billing
-// rules 2), what the posting job prices. The additions are not idempotent by themselves, so each
+// rules 2), and a run's seconds per org, meter and UTC day (issue 16), what the posting job prices. The additions are not idempotent by themselves, so each
 // is made once twice over: `projectBatchOnce` applies each message once (the offsets move in the
 // same transaction), and a request id already in `usage_counted` adds nothing (the same request
 // published twice: domain/usage/identity.ts).
@@ -29,14 +29,16 @@ export function usagePostgresProjection(
   const counted = identifier(options.tables?.counted ?? 'usage_counted').text;
   // The groups are upserted in key order, so two batches lock the rows they share in one order.
   const upsert = `WITH batch AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::bigint[], $6::bigint[], $7::int[])
-        AS e (request_id, org_id, model, day, input_tokens, output_tokens, fallback)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::bigint[], $6::bigint[], $7::int[],
+                           $8::bigint[])
+        AS e (request_id, org_id, model, day, input_tokens, output_tokens, fallback, seconds)
     ), first AS (
       INSERT INTO ${counted} (request_id) SELECT request_id FROM batch
       ON CONFLICT DO NOTHING RETURNING request_id
     )
-    INSERT INTO ${table} AS u (org_id, model, day, requests, input_tokens, output_tokens, fallbacks)
-    SELECT org_id, model, day, count(*), sum(input_tokens)::bigint, sum(output_tokens)::bigint, sum(fallback)
+    INSERT INTO ${table} AS u (org_id, model, day, requests, input_tokens, output_tokens, fallbacks, seconds)
+    SELECT org_id, model, day, count(*), sum(input_tokens)::bigint, sum(output_tokens)::bigint, sum(fallback),
+           sum(seconds)::bigint
       FROM batch JOIN first USING (request_id)
      GROUP BY org_id, model, day
      ORDER BY org_id, model, day
@@ -44,7 +46,8 @@ export function usagePostgresProjection(
       requests = u.requests + EXCLUDED.requests,
       input_tokens = u.input_tokens + EXCLUDED.input_tokens,
       output_tokens = u.output_tokens + EXCLUDED.output_tokens,
-      fallbacks = u.fallbacks + EXCLUDED.fallbacks`;
+      fallbacks = u.fallbacks + EXCLUDED.fallbacks,
+      seconds = u.seconds + EXCLUDED.seconds`;
   return {
     groupId,
     stream: 'usage',
@@ -66,6 +69,7 @@ export function usagePostgresProjection(
           requests.map((event) => event.inputTokens),
           requests.map((event) => event.outputTokens),
           requests.map((event) => (event.fallback ? 1 : 0)),
+          requests.map((event) => event.seconds ?? 0),
         ]);
       }),
   };

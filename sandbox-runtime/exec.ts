@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
 import { invalidRequest } from '../domain/sandboxes/errors.ts';
 import {
   type ExecResult,
@@ -8,6 +11,7 @@ import {
 import { execLimits } from '../domain/sandboxes/requests.ts';
 import { createExecCgroup, joinDirs, killCgroup, removeCgroup } from './cgroups.ts';
 import { enterArgv, runCollecting } from './enter.ts';
+import { hostEnv } from './host.ts';
 import { signalGroup } from './process-tree.ts';
 import type { SandboxRecord } from './state.ts';
 
@@ -51,9 +55,6 @@ const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The runtime is called after the API parsed the request; it still refuses what it cannot run. */
 export function checkExec(command: string, options: ExecOptions): Required<ExecOptions> {
-  if (command.length === 0 || command.length > execLimits.commandLength || command.includes('\0')) {
-    throw invalidRequest('command', 'send a shell command of 1 to 65,536 characters, without NUL');
-  }
   const timeoutSeconds = options.timeoutSeconds ?? execLimits.timeoutSeconds.default;
   if (
     !Number.isInteger(timeoutSeconds) ||
@@ -61,6 +62,14 @@ export function checkExec(command: string, options: ExecOptions): Required<ExecO
     timeoutSeconds > execLimits.timeoutSeconds.max
   ) {
     throw invalidRequest('timeout_seconds', 'send a whole number of seconds from 1 to 600');
+  }
+  return { ...checkCommand(command, options), timeoutSeconds };
+}
+
+/** The command, its working directory and its environment, as exec and streaming exec take them. */
+function checkCommand(command: string, options: Pick<ExecOptions, 'cwd' | 'env'>) {
+  if (command.length === 0 || command.length > execLimits.commandLength || command.includes('\0')) {
+    throw invalidRequest('command', 'send a shell command of 1 to 65,536 characters, without NUL');
   }
   const cwd = options.cwd ?? execDefaults.cwd;
   if (!cwd.startsWith('/') || cwd.includes('\0')) throw invalidRequest('cwd', 'send an absolute path');
@@ -73,7 +82,7 @@ export function checkExec(command: string, options: ExecOptions): Required<ExecO
       );
     }
   }
-  return { cwd, env, timeoutSeconds };
+  return { cwd, env };
 }
 
 export async function runExec(
@@ -84,25 +93,7 @@ export async function runExec(
   const { cwd, env, timeoutSeconds } = checkExec(command, options);
   const started = Date.now();
   const execCgroup = createExecCgroup(record.cgroups);
-  // `env -i` inside the sandbox sets the environment, so the caller's variables (LD_PRELOAD…)
-  // never reach the host programs (sh, nsenter) that lead into it.
-  const variables = Object.entries({ ...execDefaults.env, ...env }).map(
-    ([name, value]) => `${name}=${value}`,
-  );
-  const shell = [
-    '/bin/sh',
-    '-c',
-    'cd -- "$1" && unset OLDPWD && exec /bin/sh -c "$2"',
-    'orrery-exec',
-    cwd,
-    command,
-  ];
-  const argv = enterArgv(record, joinDirs(record.cgroups, execCgroup), [
-    '/usr/bin/env',
-    '-i',
-    ...variables,
-    ...shell,
-  ]);
+  const argv = execArgv(record, execCgroup, command, cwd, env);
   try {
     const run = await runCollecting(argv, {
       keepBytes: execOutputLimitBytes,
@@ -121,4 +112,105 @@ export async function runExec(
     // Fails, and stays, while processes the command left in the background still run.
     if (execCgroup !== undefined) removeCgroup(execCgroup);
   }
+}
+
+/** `/bin/sh -c <command>` in `cwd` inside the sandbox, in its own cgroup when there is one. */
+function execArgv(
+  record: SandboxRecord,
+  execCgroup: string | undefined,
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+): string[] {
+  // `env -i` inside the sandbox sets the environment, so the caller's variables (LD_PRELOAD…)
+  // never reach the host programs (sh, nsenter) that lead into it.
+  const variables = Object.entries({ ...execDefaults.env, ...env }).map(
+    ([name, value]) => `${name}=${value}`,
+  );
+  const shell = [
+    '/bin/sh',
+    '-c',
+    'cd -- "$1" && unset OLDPWD && exec /bin/sh -c "$2"',
+    'orrery-exec',
+    cwd,
+    command,
+  ];
+  return enterArgv(record, joinDirs(record.cgroups, execCgroup), [
+    '/usr/bin/env',
+    '-i',
+    ...variables,
+    ...shell,
+  ]);
+}
+
+// Streaming exec (issue 16, runs): the same command in the same way as `exec`, but its output is
+// handed over as it comes instead of collected, with no cap and no timeout (a run's ceiling is
+// its caller's to enforce), and the caller may kill it at any time. `exec` above is unchanged.
+
+export type ExecStream = 'stdout' | 'stderr';
+
+export interface StreamingExecOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Each chunk as the pipe gives it, in order per stream. */
+  onOutput: (stream: ExecStream, chunk: Buffer) => void;
+}
+
+export interface StreamingExec {
+  /**
+   * The exit code (128 + the signal's number when killed) once the command has exited and its
+   * output has been handed over; a background process still holding the pipes is not waited for
+   * beyond a short drain.
+   */
+  done: Promise<number>;
+  /** Kills the command's whole tree: every process it started, through its cgroup. */
+  kill(): Promise<void>;
+}
+
+export function startExec(
+  record: SandboxRecord,
+  command: string,
+  options: StreamingExecOptions,
+): StreamingExec {
+  const { cwd, env } = checkCommand(command, options);
+  const execCgroup = createExecCgroup(record.cgroups);
+  const argv = execArgv(record, execCgroup, command, cwd, env);
+  const child = spawn(argv[0]!, argv.slice(1), {
+    detached: true,
+    env: hostEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pipes = { stdout: child.stdout as Readable, stderr: child.stderr as Readable };
+  for (const stream of ['stdout', 'stderr'] as const)
+    pipes[stream].on('data', (chunk: Buffer) => options.onOutput(stream, chunk));
+  const kill = async () => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    if (execCgroup === undefined || !(await killCgroup(execCgroup))) signalGroup(child.pid, 'SIGKILL');
+  };
+  const done = new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const exitCode = code ?? 128 + (signal === null ? 0 : constants.signals[signal]);
+      void Promise.all([drained(pipes.stdout), drained(pipes.stderr)]).then(() => resolve(exitCode));
+    });
+  }).finally(() => {
+    // Fails, and stays, while processes the command left in the background still run.
+    if (execCgroup !== undefined) removeCgroup(execCgroup);
+  });
+  return { done, kill };
+}
+
+/** Resolves once the pipe closed, or after 250 ms if a leftover background process holds it. */
+function drained(stream: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.closed || stream.destroyed) return resolve();
+    const timer = setTimeout(() => {
+      stream.destroy();
+      resolve();
+    }, 250);
+    stream.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

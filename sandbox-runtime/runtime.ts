@@ -6,7 +6,14 @@ import { invalidRequest, SandboxError } from '../domain/sandboxes/errors.ts';
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import type { Config } from '../platform/config.ts';
 import { canFreeze, createCgroups, discoverCgroups, planCgroups } from './cgroups.ts';
-import { type ExecOptions, type ExecOutcome, runExec } from './exec.ts';
+import {
+  type ExecOptions,
+  type ExecOutcome,
+  runExec,
+  type StreamingExec,
+  type StreamingExecOptions,
+  startExec,
+} from './exec.ts';
 import { readSandboxFile, writeSandboxFile } from './files.ts';
 import { setFrozen } from './freeze.ts';
 import { hostProgram } from './host.ts';
@@ -164,6 +171,11 @@ export class SandboxRuntime {
 
   async exec(id: string, command: string, options: ExecOptions = {}): Promise<ExecOutcome> {
     return runExec(await this.running(id), command, options);
+  }
+
+  /** Starts a command whose output comes as it is printed, to run as long as it runs (runs, issue 16). */
+  async startExec(id: string, command: string, options: StreamingExecOptions): Promise<StreamingExec> {
+    return startExec(await this.running(id), command, options);
   }
 
   async readFile(id: string, path: string): Promise<Uint8Array> {

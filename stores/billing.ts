@@ -35,8 +35,9 @@ export async function readRollups(db: Queryable, filter: BillingFilter = {}): Pr
     requests: number;
     input_tokens: number;
     output_tokens: number;
+    seconds: number;
   }>(
-    `SELECT org_id, model, ${dayText} AS day, requests, input_tokens, output_tokens
+    `SELECT org_id, model, ${dayText} AS day, requests, input_tokens, output_tokens, seconds
        FROM usage_daily WHERE ${inFilter}`,
     filterParams(filter),
   );
@@ -47,15 +48,17 @@ export async function readRollups(db: Queryable, filter: BillingFilter = {}): Pr
     requests: row.requests,
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
+    seconds: row.seconds,
   }));
 }
 
 export async function readDayUsage(db: Queryable, filter: BillingFilter = {}): Promise<DayUsage[]> {
-  return (await readRollups(db, filter)).map(({ orgId, model, day, inputTokens }) => ({
+  return (await readRollups(db, filter)).map(({ orgId, model, day, inputTokens, seconds }) => ({
     orgId,
     model,
     day,
     inputTokens,
+    seconds,
   }));
 }
 
@@ -92,11 +95,11 @@ export async function writeRollup(
     return;
   }
   await client.query(
-    `INSERT INTO usage_daily (org_id, model, day, requests, input_tokens, output_tokens, fallbacks)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO usage_daily (org_id, model, day, requests, input_tokens, output_tokens, fallbacks, seconds)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (org_id, model, day) DO UPDATE SET requests = EXCLUDED.requests,
        input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens,
-       fallbacks = EXCLUDED.fallbacks`,
+       fallbacks = EXCLUDED.fallbacks, seconds = EXCLUDED.seconds`,
     [
       totals.orgId,
       totals.model,
@@ -105,6 +108,7 @@ export async function writeRollup(
       totals.inputTokens,
       totals.outputTokens,
       totals.fallbacks,
+      totals.seconds ?? 0,
     ],
   );
 }
@@ -120,7 +124,7 @@ export async function readAccount(db: Queryable, orgId: string): Promise<Account
   return { creditGrantedCents: granted, chargedCents: charged };
 }
 
-/** One model on one UTC day of an org: the usage rollup and the cents charged for it so far. */
+/** One model (or run meter) on one UTC day of an org: the usage rollup and the cents charged for it so far. */
 export interface OrgDay {
   model: string;
   day: string;
@@ -128,6 +132,7 @@ export interface OrgDay {
   requests: number;
   inputTokens: number;
   outputTokens: number;
+  seconds: number;
 }
 
 /**
@@ -146,16 +151,18 @@ export async function readOrgDays(
     requests: number;
     input_tokens: number;
     output_tokens: number;
+    seconds: number;
   }>(
     `WITH charged AS (
        SELECT model, day, sum(cents)::bigint AS cents FROM charges WHERE org_id = $1 GROUP BY model, day
      ), used AS (
-       SELECT model, day, requests, input_tokens, output_tokens FROM usage_daily WHERE org_id = $1
+       SELECT model, day, requests, input_tokens, output_tokens, seconds FROM usage_daily WHERE org_id = $1
      )
      SELECT model, ${dayText} AS day, coalesce(charged.cents, 0)::bigint AS cents,
             coalesce(used.requests, 0)::bigint AS requests,
             coalesce(used.input_tokens, 0)::bigint AS input_tokens,
-            coalesce(used.output_tokens, 0)::bigint AS output_tokens
+            coalesce(used.output_tokens, 0)::bigint AS output_tokens,
+            coalesce(used.seconds, 0)::bigint AS seconds
        FROM charged FULL JOIN used USING (model, day)
       WHERE ($2::date IS NULL OR day >= $2::date) AND ($3::date IS NULL OR day <= $3::date)
       ORDER BY day DESC, model`,
@@ -168,5 +175,6 @@ export async function readOrgDays(
     requests: row.requests,
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
+    seconds: row.seconds,
   }));
 }

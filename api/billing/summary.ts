@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { balanceCents } from '../../domain/billing/balance.ts';
+import { meteredSize } from '../../domain/billing/price.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { readAccount, readOrgDays } from '../../stores/billing.ts';
 
 // The billing summary of one org (spec 000, Billing page; the command-line tool's
 // `limits --json`), read from Postgres (stores/billing.ts): the balance (domain/billing's rule,
 // integer cents) and, per model and UTC day, the usage rollup and what was charged for it so far.
+// A run's time on hardware shows as one more model, its size's meter (`run:small`…), with its
+// seconds (domain/billing/price.ts).
 
 const day = z.iso.date();
 
@@ -30,6 +33,11 @@ export const billingSummary = z.object({
         requests: z.number().int(),
         input_tokens: z.number().int(),
         output_tokens: z.number().int(),
+        seconds: z
+          .number()
+          .int()
+          .optional()
+          .describe('seconds on hardware, on the rows of a run meter (`model` `run:<size>`) only'),
       }),
     ),
   }),
@@ -56,6 +64,7 @@ export async function readBillingSummary(
         requests: row.requests,
         input_tokens: row.inputTokens,
         output_tokens: row.outputTokens,
+        ...(meteredSize(row.model) === undefined ? {} : { seconds: row.seconds }),
       })),
     },
   };

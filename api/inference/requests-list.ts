@@ -78,7 +78,12 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** The WHERE clause: the org, then each filter given; times also bound `occurred_at` (the key). */
 function conditions(orgId: string, query: RequestsQuery): SqlFragment[] {
-  const where = [sql`org_id = ${orgId}`];
+  // The log also holds runs' metered stretches (endpoint `runs`), which are not requests.
+  const endpoints = joinSql(
+    inferenceEndpoints.map((endpoint) => sql`${endpoint}`),
+    ', ',
+  );
+  const where = [sql`org_id = ${orgId}`, sql`endpoint IN (${endpoints})`];
   if (query.from !== undefined) {
     const ms = Date.parse(query.from);
     where.push(sql`occurred_at >= toDateTime(${seconds(ms)})`, sql`occurred_at_ms >= ${ms}`);

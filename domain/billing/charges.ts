@@ -3,11 +3,13 @@
 // as a ChargePosted event on the org stream with an id derived from what it charges.
 import { createHash } from 'node:crypto';
 import { type OrgModelDay, orgModelDayKey } from './day.ts';
-import { dayPriceCents } from './price.ts';
+import { usageDayPriceCents } from './price.ts';
 
-/** A day's usage rollup: the input tokens of one org on one model on one UTC day. */
+/** A day's usage rollup: the input tokens of one org on one model (or the seconds on one hardware meter) on one UTC day. */
 export interface DayUsage extends OrgModelDay {
   inputTokens: number;
+  /** Seconds on hardware, for a run meter (`run:small`…; price.ts); absent or 0 for a model. */
+  seconds?: number;
 }
 
 /** A charge owed for an org/model/day: decided from usage, then posted as `ChargePosted`. */
@@ -44,7 +46,7 @@ export function decideCharges(rollups: readonly DayUsage[], posted: readonly Day
     const key = orgModelDayKey(usage);
     if (seen.has(key)) throw new Error(`two rollups for one org/model/day: ${key}`);
     seen.add(key);
-    const cents = dayPriceCents(usage.inputTokens) - (charged.get(key) ?? 0);
+    const cents = usageDayPriceCents(usage) - (charged.get(key) ?? 0);
     if (cents > 0) charges.push({ orgId: usage.orgId, model: usage.model, day: usage.day, cents });
   }
   return charges;

@@ -3,15 +3,18 @@
 // the three sources and prints what this returns.
 import { chargedByDay, type DayCharged } from './charges.ts';
 import { type OrgModelDay, orgModelDayKey } from './day.ts';
-import { dayPriceCents } from './price.ts';
+import { meteredSize, usageDayPriceCents } from './price.ts';
 
 export interface DayTotals extends OrgModelDay {
   requests: number;
   inputTokens: number;
   outputTokens: number;
+  /** Seconds on hardware, for a run meter (price.ts); absent or 0 for a model. */
+  seconds?: number;
 }
 
-type Counts = Pick<DayTotals, 'requests' | 'inputTokens' | 'outputTokens'>;
+/** A meter's counts carry its seconds; a model's have none to carry. */
+type Counts = Pick<DayTotals, 'requests' | 'inputTokens' | 'outputTokens' | 'seconds'>;
 
 export type Difference =
   /** The rollup does not hold what the log holds (a missing, extra or double-counted event). */
@@ -27,11 +30,16 @@ function byKey<T extends OrgModelDay>(rows: readonly T[]): Map<string, T> {
   return new Map(rows.map((row) => [orgModelDayKey(row), row]));
 }
 
-const counts = (row: Counts | undefined): Counts =>
-  row ? { requests: row.requests, inputTokens: row.inputTokens, outputTokens: row.outputTokens } : none;
+function counts(row: Counts | undefined, metered: boolean): Counts {
+  const { requests, inputTokens, outputTokens, seconds = 0 } = row ?? none;
+  return metered ? { requests, inputTokens, outputTokens, seconds } : { requests, inputTokens, outputTokens };
+}
 
 const sameCounts = (a: Counts, b: Counts) =>
-  a.requests === b.requests && a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens;
+  a.requests === b.requests &&
+  a.inputTokens === b.inputTokens &&
+  a.outputTokens === b.outputTokens &&
+  (a.seconds ?? 0) === (b.seconds ?? 0);
 
 /**
  * The differences between the log, the rollups and the charges, ordered by org, model and day.
@@ -53,11 +61,12 @@ export function compareDays(
   const differences: Difference[] = [];
   for (const key of [...days.keys()].sort()) {
     const at = days.get(key)!;
-    const fromLog = counts(logs.get(key));
-    const fromRollup = counts(rolled.get(key));
+    const metered = meteredSize(at.model) !== undefined;
+    const fromLog = counts(logs.get(key), metered);
+    const fromRollup = counts(rolled.get(key), metered);
     if (!sameCounts(fromLog, fromRollup))
       differences.push({ ...at, kind: 'rollup', log: fromLog, rollup: fromRollup });
-    const priceCents = dayPriceCents(fromLog.inputTokens);
+    const priceCents = usageDayPriceCents({ model: at.model, ...fromLog });
     const chargedCents = charges.get(key) ?? 0;
     if (chargedCents > priceCents) differences.push({ ...at, kind: 'overcharged', priceCents, chargedCents });
     else if (chargedCents < priceCents && at.day < today)
@@ -67,7 +76,8 @@ export function compareDays(
 }
 
 const describeCounts = (c: Counts) =>
-  `${c.requests} requests, ${c.inputTokens} input and ${c.outputTokens} output tokens`;
+  `${c.requests} requests, ${c.inputTokens} input and ${c.outputTokens} output tokens` +
+  (c.seconds === undefined ? '' : `, ${c.seconds} seconds`);
 
 /** One line per difference, as the job prints it. */
 export function describeDifference(d: Difference): string {

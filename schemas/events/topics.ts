@@ -45,6 +45,13 @@ export const topics = {
     key: 'sandbox id',
     retentionMs: forever,
   },
+  run: {
+    name: 'orrery.run.v1',
+    schemaFile: 'run.proto',
+    messageType: 'orrery.run.v1.RunEvent',
+    key: 'run id',
+    retentionMs: forever,
+  },
   spans: {
     name: 'orrery.spans.v1',
     schemaFile: 'spans.proto',

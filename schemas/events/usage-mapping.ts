@@ -1,4 +1,4 @@
-import { type InferenceEndpoint, inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
+import { type UsageEndpoint, type UsageRecorded, usageEndpoints } from '../../domain/usage/events.ts';
 
 // UsageRecorded (domain) <-> orrery.usage.v1.UsageRecorded (protobuf).
 
@@ -14,6 +14,7 @@ export function usageToWire(event: UsageRecorded): Record<string, unknown> {
     outputTokens,
     fallback,
     latencyMs,
+    seconds = 0,
   } = event;
   return {
     eventId,
@@ -27,11 +28,12 @@ export function usageToWire(event: UsageRecorded): Record<string, unknown> {
     outputTokens,
     fallback,
     latencyMs,
+    seconds,
   };
 }
 
-const isEndpoint = (value: unknown): value is InferenceEndpoint =>
-  inferenceEndpoints.includes(value as InferenceEndpoint);
+const isEndpoint = (value: unknown): value is UsageEndpoint =>
+  usageEndpoints.includes(value as UsageEndpoint);
 
 export function usageFromWire(wire: Record<string, unknown>): UsageRecorded | undefined {
   if (typeof wire.eventId !== 'string' || !wire.eventId || !isEndpoint(wire.endpoint)) return undefined;
@@ -48,5 +50,7 @@ export function usageFromWire(wire: Record<string, unknown>): UsageRecorded | un
     outputTokens: Number(wire.outputTokens ?? 0),
     fallback: wire.fallback === true,
     latencyMs: Number(wire.latencyMs ?? 0),
+    // Absent on the wire and in the domain alike for an inference request (proto3's zero).
+    ...(Number(wire.seconds ?? 0) > 0 ? { seconds: Number(wire.seconds) } : {}),
   };
 }

@@ -36,6 +36,8 @@ export async function startTestPlatform(
     tracingLimits?: AdmissionLimits;
     /** The sandbox surface's runtime, desktop, clock and background jobs (api/sandboxes/plugin.ts). */
     sandboxes?: ApiDeps['sandboxes'];
+    /** The run surface's clock, recovery and metering (api/runs/plugin.ts). */
+    runs?: ApiDeps['runs'];
     /** The HTTP server's timeouts; ORRERY_HTTP_* when absent. */
     httpTimeouts?: ApiDeps['httpTimeouts'];
     /** The title and preview models; ORRERY_MODELS when absent. */
@@ -70,6 +72,7 @@ export async function startTestPlatform(
     pool,
     tracingLimits: options.tracingLimits,
     sandboxes: options.sandboxes,
+    runs: options.runs,
     httpTimeouts: options.httpTimeouts,
     models: options.models,
     clock: options.clock,

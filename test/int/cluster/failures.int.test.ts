@@ -241,6 +241,7 @@ async function caughtUp(target: { pool: PgPool; groupPrefix: string }): Promise<
     'orrery-person-postgres',
     'orrery-usage-postgres',
     'orrery-sandbox-postgres',
+    'orrery-run-postgres',
   ]);
   const projections = allProjections({ pool: target.pool, clickhouse });
   for (const groupId of consumerGroupIds) {

@@ -136,7 +136,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -896,7 +896,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1166,7 +1166,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1428,7 +1428,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2171,7 +2171,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2566,7 +2566,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2830,7 +2830,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3000,10 +3000,170 @@ export interface paths {
                                     model: string;
                                     output_tokens: number;
                                     requests: number;
+                                    /** @description seconds on hardware, on the rows of a run meter (`model` `run:<size>`) only */
+                                    seconds?: number;
                                 }[];
                                 credit_granted_cents: number;
                                 org_id: string;
                             };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hardware sizes a run may use: cores, memory, price, availability */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description whether this deployment can run the size now */
+                                available: boolean;
+                                cpus: number;
+                                memory_mib: number;
+                                /** @description one second of the size: the least `ceiling_cents` of a run */
+                                minimum_ceiling_cents: number;
+                                price_per_hour_cents: number;
+                                /** @description cents, to four decimal places */
+                                price_per_second_cents: number;
+                                /** @enum {string} */
+                                size: "small" | "standard" | "large" | "xl";
+                            }[];
                         };
                     };
                 };
@@ -4421,7 +4581,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4817,7 +4977,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5081,7 +5241,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5357,7 +5517,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5611,7 +5771,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5873,7 +6033,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6133,7 +6293,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6387,7 +6547,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6657,7 +6817,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6913,7 +7073,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7178,7 +7338,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7484,6 +7644,1349 @@ export interface paths {
                             message: string;
                         };
                         "application/x-protobuf": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs, newest first; `status=active` for those holding hardware */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    status?: "active" | "all";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description seconds on hardware so far (each second begun counts) */
+                                billed_seconds: number;
+                                ceiling_cents: number;
+                                command: string;
+                                /** @description so far while it runs; cents to four decimal places */
+                                cost_cents: number;
+                                ended_at: string | null;
+                                /** @description the variables' names; their values are never shown */
+                                env_names: string[];
+                                /** @description set once the command exited by itself */
+                                exit_code: number | null;
+                                /** @description why a failed run never ran to its exit */
+                                failure: string | null;
+                                files: {
+                                    path: string;
+                                    size_bytes: number;
+                                }[];
+                                has_result: boolean;
+                                /** @description `run_…`, for good; `name` names the newest run of that name */
+                                id: string;
+                                name: string;
+                                output: {
+                                    stderr_seq: number;
+                                    /** @description the last sequence number on stdout (0: nothing yet) */
+                                    stdout_seq: number;
+                                };
+                                placed_at: string;
+                                placed_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                };
+                                price_per_second_cents: number;
+                                /** @description why the file at $ORRERY_RESULT_PATH was not kept */
+                                result_refused: string | null;
+                                /** @enum {string} */
+                                size: "small" | "standard" | "large" | "xl";
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "placed" | "running" | "succeeded" | "failed" | "stopped" | "ceiling_reached";
+                                stopped_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Place a run: a command in a fresh sandbox with files, environment and a spend ceiling */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ceiling_cents: number;
+                        command: string;
+                        /** @default {} */
+                        env?: {
+                            [key: string]: string;
+                        };
+                        files?: {
+                            contents_base64: string;
+                            path: string;
+                        }[];
+                        name?: string;
+                        /**
+                         * @default small
+                         * @enum {string}
+                         */
+                        size?: "small" | "standard" | "large" | "xl";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description seconds on hardware so far (each second begun counts) */
+                                billed_seconds: number;
+                                ceiling_cents: number;
+                                command: string;
+                                /** @description so far while it runs; cents to four decimal places */
+                                cost_cents: number;
+                                ended_at: string | null;
+                                /** @description the variables' names; their values are never shown */
+                                env_names: string[];
+                                /** @description set once the command exited by itself */
+                                exit_code: number | null;
+                                /** @description why a failed run never ran to its exit */
+                                failure: string | null;
+                                files: {
+                                    path: string;
+                                    size_bytes: number;
+                                }[];
+                                has_result: boolean;
+                                /** @description `run_…`, for good; `name` names the newest run of that name */
+                                id: string;
+                                name: string;
+                                output: {
+                                    stderr_seq: number;
+                                    /** @description the last sequence number on stdout (0: nothing yet) */
+                                    stdout_seq: number;
+                                };
+                                placed_at: string;
+                                placed_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                };
+                                price_per_second_cents: number;
+                                /** @description why the file at $ORRERY_RESULT_PATH was not kept */
+                                result_refused: string | null;
+                                /** @enum {string} */
+                                size: "small" | "standard" | "large" | "xl";
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "placed" | "running" | "succeeded" | "failed" | "stopped" | "ceiling_reached";
+                                stopped_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The org's credit is used up. */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run, by id or name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a run id (`run_…`) or its name (the newest run of that name) */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description seconds on hardware so far (each second begun counts) */
+                                billed_seconds: number;
+                                ceiling_cents: number;
+                                command: string;
+                                /** @description so far while it runs; cents to four decimal places */
+                                cost_cents: number;
+                                ended_at: string | null;
+                                /** @description the variables' names; their values are never shown */
+                                env_names: string[];
+                                /** @description set once the command exited by itself */
+                                exit_code: number | null;
+                                /** @description why a failed run never ran to its exit */
+                                failure: string | null;
+                                files: {
+                                    path: string;
+                                    size_bytes: number;
+                                }[];
+                                has_result: boolean;
+                                /** @description `run_…`, for good; `name` names the newest run of that name */
+                                id: string;
+                                name: string;
+                                output: {
+                                    stderr_seq: number;
+                                    /** @description the last sequence number on stdout (0: nothing yet) */
+                                    stdout_seq: number;
+                                };
+                                placed_at: string;
+                                placed_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                };
+                                price_per_second_cents: number;
+                                /** @description why the file at $ORRERY_RESULT_PATH was not kept */
+                                result_refused: string | null;
+                                /** @enum {string} */
+                                size: "small" | "standard" | "large" | "xl";
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "placed" | "running" | "succeeded" | "failed" | "stopped" | "ceiling_reached";
+                                stopped_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{name}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's output as NDJSON; `follow=true` stays open until the run ends */
+        get: {
+            parameters: {
+                query?: {
+                    after_seq?: number;
+                    follow?: boolean;
+                    stream?: "stdout" | "stderr";
+                };
+                header?: never;
+                path: {
+                    /** @description a run id (`run_…`) or its name (the newest run of that name) */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description NDJSON: one `{ seq, stream, text }` per chunk of output in the order it was printed (`seq` counts per stream from 1), then, once the run has ended, one `{ status, exit_code, run }`. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{name}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The JSON object the run wrote to $ORRERY_RESULT_PATH */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a run id (`run_…`) or its name (the newest run of that name) */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the JSON object the run wrote */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{name}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a run (answered with the run as it ended, whether it stopped it or it had ended) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a run id (`run_…`) or its name (the newest run of that name) */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description seconds on hardware so far (each second begun counts) */
+                                billed_seconds: number;
+                                ceiling_cents: number;
+                                command: string;
+                                /** @description so far while it runs; cents to four decimal places */
+                                cost_cents: number;
+                                ended_at: string | null;
+                                /** @description the variables' names; their values are never shown */
+                                env_names: string[];
+                                /** @description set once the command exited by itself */
+                                exit_code: number | null;
+                                /** @description why a failed run never ran to its exit */
+                                failure: string | null;
+                                files: {
+                                    path: string;
+                                    size_bytes: number;
+                                }[];
+                                has_result: boolean;
+                                /** @description `run_…`, for good; `name` names the newest run of that name */
+                                id: string;
+                                name: string;
+                                output: {
+                                    stderr_seq: number;
+                                    /** @description the last sequence number on stdout (0: nothing yet) */
+                                    stdout_seq: number;
+                                };
+                                placed_at: string;
+                                placed_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                };
+                                price_per_second_cents: number;
+                                /** @description why the file at $ORRERY_RESULT_PATH was not kept */
+                                result_refused: string | null;
+                                /** @enum {string} */
+                                size: "small" | "standard" | "large" | "xl";
+                                started_at: string | null;
+                                /** @enum {string} */
+                                status: "placed" | "running" | "succeeded" | "failed" | "stopped" | "ceiling_reached";
+                                stopped_by: {
+                                    /** @description the API key, for `key` */
+                                    key_id: string | null;
+                                    /** @enum {string} */
+                                    kind: "key" | "person";
+                                    /** @description the person: at the dashboard, or who made the key */
+                                    person_id: string | null;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
                     };
                 };
             };
@@ -8220,7 +9723,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8466,7 +9969,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8887,7 +10390,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9112,7 +10615,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9310,7 +10813,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9604,7 +11107,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9824,7 +11327,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10046,7 +11549,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10265,7 +11768,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10458,7 +11961,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10697,7 +12200,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10947,7 +12450,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11165,7 +12668,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11417,7 +12920,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11655,7 +13158,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided. */
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -1,0 +1,257 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Scope } from '../../domain/orgs/events.ts';
+import { RunError } from '../../domain/runs/errors.ts';
+import type { Actor } from '../../domain/runs/events.ts';
+import {
+  outputQuery,
+  placeRunBody,
+  placeRunBodyLimitBytes,
+  runListQuery,
+} from '../../domain/runs/requests.ts';
+import { isActive } from '../../domain/runs/run.ts';
+import { parseSandboxBody } from '../../domain/sandboxes/parse.ts';
+import { textWithoutNul } from '../../domain/text.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+import type { EventProducer } from '../../producers/producer.ts';
+import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import type { OrgDirectory } from '../auth/org-directory.ts';
+import { errorResponses } from '../error-responses.ts';
+import { unauthorized } from '../errors.ts';
+import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
+import { data, outputAnswer, resultAnswer, runData, runObject } from './answers.ts';
+import { catalog, catalogAnswer, type Host, sizeAvailable, thisHost } from './catalog.ts';
+import { runErrorHandler } from './errors.ts';
+import { outputStream } from './output.ts';
+import { Runner } from './runner.ts';
+import { type Loaded, RunStore } from './store.ts';
+
+/** What the run surface runs with (ApiDeps.runs). */
+export interface RunDeps {
+  /** The clock of decisions and costs. */
+  now?: () => Date;
+  /** Finishes runs left active by a process that is gone, on start (runner.ts); off when absent. */
+  recoverOnStart?: boolean;
+  /** Only these orgs' runs are this process's to recover (tests share one database). */
+  orgIds?: () => readonly string[];
+  /** How long a command waits for the read model to show its events (default 15 s). */
+  projectionTimeoutMs?: number;
+  /** How often a running run's seconds are recorded (domain/runs/metering.ts). */
+  meterStretchSeconds?: number;
+  /** The host's cores and memory, which say which sizes are available (catalog.ts); this host's when absent. */
+  host?: Host;
+}
+
+export interface RunPluginOptions extends RunDeps {
+  directory: OrgDirectory;
+  producer: EventProducer;
+  pool: PgPool;
+  logger: Logger;
+  runtime: SandboxRuntime;
+}
+
+/** Runs use the sandboxes' scope: the command-line tool's login key has it (spec 002, "Authentication" 1). */
+const runScope: Scope = 'sandboxes:write';
+
+const tags = ['runs'];
+const nameParams = z.object({
+  name: textWithoutNul().describe('a run id (`run_…`) or its name (the newest run of that name)'),
+});
+
+/** Parses a body or query with the sandbox surface's words; a refusal is a 422 naming the field. */
+const parse = <S extends z.ZodType>(schema: S, input: unknown): z.output<S> =>
+  parsedOrRefused(parseSandboxBody(schema, input));
+
+/**
+ * Runs (issue 16): a command in a fresh sandbox of a catalog size, with the caller's files,
+ * environment and spend ceiling; its output by stream and sequence number, its result, its cost.
+ * An API key with `sandboxes:write` places, reads and stops runs; a dashboard session reads and
+ * stops them. README "Runs" lists the routes.
+ */
+export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, opts) => {
+  app.setErrorHandler(runErrorHandler);
+  app.setValidatorCompiler(parsedInHandler);
+  const now = opts.now ?? (() => new Date());
+  const host = opts.host ?? thisHost();
+  const store = new RunStore(opts.pool);
+  const runner = new Runner({
+    runtime: opts.runtime,
+    producer: opts.producer,
+    store,
+    pool: opts.pool,
+    logger: opts.logger,
+    now,
+    projectionTimeoutMs: opts.projectionTimeoutMs ?? 15_000,
+    meterStretchSeconds: opts.meterStretchSeconds,
+  });
+  const readers = app.requireKeyOrSession(runScope);
+
+  /** Who is calling, as a run records it. */
+  const actorOf = (request: FastifyRequest): Actor => {
+    const principal = request.principal;
+    if (!principal) throw unauthorized();
+    if (principal.kind === 'member') return { kind: 'person', personId: principal.personId };
+    const key = opts.directory.org(principal.orgId)?.keys[principal.keyId];
+    return { kind: 'key', keyId: principal.keyId, personId: key?.createdBy || null };
+  };
+
+  const runOf = async (request: FastifyRequest): Promise<Loaded> => {
+    const { name } = request.params as { name: string };
+    const loaded = await store.resolve(request.principal!.orgId, name);
+    if (!loaded) throw new RunError('not_found');
+    return loaded;
+  };
+
+  app.post(
+    '/runs',
+    {
+      onRequest: app.requireKey(runScope),
+      bodyLimit: placeRunBodyLimitBytes,
+      schema: {
+        tags,
+        summary: 'Place a run: a command in a fresh sandbox with files, environment and a spend ceiling',
+        body: placeRunBody,
+        response: { 201: data(runObject), ...errorResponses('runs.create') },
+      },
+    },
+    async (request, reply) => {
+      const body = parse(placeRunBody, request.body);
+      const orgId = request.principal!.orgId;
+      const files = body.files.map((file) => ({
+        path: file.path,
+        bytes: Buffer.from(file.contents_base64, 'base64'),
+      }));
+      const run = await runner.place(
+        {
+          orgId,
+          body,
+          placedBy: actorOf(request),
+          hasCredit: opts.directory.hasCredit(orgId),
+          sizeAvailable: sizeAvailable(body.size, host),
+        },
+        { files, env: body.env },
+      );
+      return reply.status(201).send({ data: runData(run, now()) });
+    },
+  );
+
+  app.get(
+    '/runs',
+    {
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: 'Runs, newest first; `status=active` for those holding hardware',
+        querystring: runListQuery,
+        response: { 200: data(z.array(runObject)), ...errorResponses('runs.list') },
+      },
+    },
+    async (request) => {
+      const query = parse(runListQuery, request.query);
+      const runs = await store.list(request.principal!.orgId, {
+        active: query.status === 'active',
+        limit: query.limit,
+      });
+      const at = now();
+      return { data: runs.map((run) => runData(run, at)) };
+    },
+  );
+
+  app.get(
+    '/runs/:name',
+    {
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: 'One run, by id or name',
+        params: nameParams,
+        response: { 200: data(runObject), ...errorResponses('run.read') },
+      },
+    },
+    async (request) => ({ data: runData((await runOf(request)).run, now()) }),
+  );
+
+  app.get(
+    '/runs/:name/output',
+    {
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: "The run's output as NDJSON; `follow=true` stays open until the run ends",
+        params: nameParams,
+        querystring: outputQuery,
+        response: { 200: outputAnswer, ...errorResponses('run.read') },
+      },
+    },
+    async (request, reply) => {
+      const query = parse(outputQuery, request.query);
+      const { run } = await runOf(request);
+      const { body, close } = outputStream({ store, now, logger: opts.logger }, run.id, query);
+      request.raw.once('close', close);
+      reply.raw.once('close', close);
+      return reply.type('application/x-ndjson; charset=utf-8').header('cache-control', 'no-store').send(body);
+    },
+  );
+
+  app.post(
+    '/runs/:name/stop',
+    {
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: 'Stop a run (answered with the run as it ended, whether it stopped it or it had ended)',
+        params: nameParams,
+        response: { 200: data(runObject), ...errorResponses('run.read') },
+      },
+    },
+    async (request) => {
+      const loaded = await runOf(request);
+      const run = isActive(loaded.run.status) ? await runner.stop(loaded, actorOf(request)) : loaded.run;
+      return { data: runData(run, now()) };
+    },
+  );
+
+  app.get(
+    '/runs/:name/result',
+    {
+      onRequest: readers,
+      schema: {
+        tags,
+        summary: 'The JSON object the run wrote to $ORRERY_RESULT_PATH',
+        params: nameParams,
+        response: { 200: resultAnswer, ...errorResponses('run.result') },
+      },
+    },
+    async (request) => {
+      const { run } = await runOf(request);
+      if (run.result !== null) return { data: JSON.parse(run.result) as Record<string, unknown> };
+      if (isActive(run.status)) throw new RunError('not_finished');
+      if (run.resultRefused !== null)
+        throw new RunError('no_result', { message: `The run's result was not kept: ${run.resultRefused}` });
+      throw new RunError('no_result');
+    },
+  );
+
+  app.get(
+    '/catalog',
+    {
+      onRequest: app.requireKeyOrSession(),
+      schema: {
+        tags: ['runs'],
+        summary: 'The hardware sizes a run may use: cores, memory, price, availability',
+        response: { 200: catalogAnswer, ...errorResponses('catalog') },
+      },
+    },
+    async () => catalog(host),
+  );
+
+  app.addHook('onReady', async () => {
+    if (opts.recoverOnStart)
+      void runner
+        .recover(opts.orgIds?.())
+        .catch((error: unknown) => opts.logger.error({ err: error }, 'runs: recovery failed'));
+  });
+  app.addHook('preClose', () => runner.shutdown());
+};

@@ -1,0 +1,73 @@
+import type { SandboxSize } from '../sandboxes/events.ts';
+
+// The run stream's facts (topic orrery.run.v1, keyed by run id), in the past tense (issue 16: a
+// run is a command executed in a fresh sandbox of a size from the catalog, with the caller's
+// working files, environment variables and a spend ceiling).
+//
+// Why these and no more:
+// - The API publishes `RunPlaced` once the request is checked; its runner (api/runs/runner.ts)
+//   publishes the rest as the command goes: `RunStarted` once the sandbox holds the files and the
+//   command runs, `RunOutputAppended` as it prints, and one terminal event.
+// - Terminal events: `RunFinished` (the command exited, or could not start: `exitCode` null and a
+//   `failure`), `RunStopped` (someone asked), `RunCeilingReached` (its cost reached the ceiling).
+//   Each carries the seconds billed, so the read model shows what the run cost.
+// - `RunMetered`: the seconds on hardware metered so far, recorded every stretch (metering.ts)
+//   just before the stretch's usage event, so a runner that dies leaves on the run exactly what
+//   it billed, and recovery can publish those stretches again (their ids make that harmless).
+// - `RunResultStored` / `RunResultRefused`: what the command left at `$ORRERY_RESULT_PATH`.
+// - Never a secret in an event: events are kept forever and read by every projection. So
+//   `RunPlaced` names the environment variables but holds none of their values, and names the
+//   working files with their sizes but holds none of their bytes. The values and bytes go from
+//   the request straight to the runner in the same process, in memory only, and into the
+//   sandbox; a run whose API process dies is finished as failed on recovery, never started again,
+//   so nothing needs them later.
+
+export const outputStreams = ['stdout', 'stderr'] as const;
+export type OutputStream = (typeof outputStreams)[number];
+
+/** Who placed or stopped a run: an API key (and the person who made it, if any), or a person at the dashboard. */
+export type Actor =
+  | { kind: 'key'; keyId: string; personId: string | null }
+  | { kind: 'person'; personId: string };
+
+export interface WorkingFile {
+  /** Relative to the run's working directory (requests.ts). */
+  path: string;
+  sizeBytes: number;
+}
+
+interface EventBase {
+  eventId: string;
+  runId: string;
+  orgId: string;
+  occurredAt: Date;
+}
+
+export type RunEvent =
+  | (EventBase & {
+      type: 'RunPlaced';
+      name: string;
+      size: SandboxSize;
+      command: string;
+      /** Names only: values may be secrets (see above). */
+      envNames: string[];
+      files: WorkingFile[];
+      ceilingMicrodollars: number;
+      placedBy: Actor;
+    })
+  | (EventBase & { type: 'RunStarted' })
+  | (EventBase & { type: 'RunOutputAppended'; stream: OutputStream; seq: number; text: string })
+  | (EventBase & { type: 'RunMetered'; meteredSeconds: number })
+  | (EventBase & { type: 'RunResultStored'; result: string })
+  | (EventBase & { type: 'RunResultRefused'; reason: string })
+  | (EventBase & {
+      type: 'RunFinished';
+      /** null: the command never ran (or its end was never seen); `failure` says why. */
+      exitCode: number | null;
+      failure: string | null;
+      billedSeconds: number;
+    })
+  | (EventBase & { type: 'RunStopped'; stoppedBy: Actor; billedSeconds: number })
+  | (EventBase & { type: 'RunCeilingReached'; billedSeconds: number });
+
+export type RunEventType = RunEvent['type'];

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../../domain/runs/events.ts';
+import type { UsageRecorded } from '../../../domain/usage/events.ts';
+import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
+import { valueType } from '../../../schemas/events/index.ts';
+import { runEventFromWire, runEventToWire } from '../../../schemas/events/run-mapping.ts';
+import type { StreamName } from '../../../schemas/events/topics.ts';
+import { usageFromWire, usageToWire } from '../../../schemas/events/usage-mapping.ts';
+
+// Run events, and a run's metered stretch on the usage stream, through their mappings, protobuf
+// bytes and back, as producers and consumers do it.
+function throughProtobuf(stream: StreamName, wire: Record<string, unknown>): Record<string, unknown> {
+  const type = valueType(stream);
+  return type.toObject(type.decode(encodeWire(type, wire)), wireObjectOptions);
+}
+
+const at = new Date('2026-11-24T10:00:00.123Z');
+const run = { eventId: 'e', runId: 'run_1', orgId: 'o', occurredAt: at };
+
+describe('run events round-trip through protobuf', () => {
+  it.each<RunEvent>([
+    {
+      ...run,
+      type: 'RunPlaced',
+      name: 'train',
+      size: 'standard',
+      command: 'python train.py',
+      envNames: ['A', 'TOKEN'],
+      files: [{ path: 'src/train.py', sizeBytes: 1234 }],
+      ceilingMicrodollars: 5_000_000,
+      placedBy: { kind: 'key', keyId: 'key_1', personId: 'per_1' },
+    },
+    {
+      ...run,
+      type: 'RunPlaced',
+      name: 'bare',
+      size: 'small',
+      command: 'true',
+      envNames: [],
+      files: [],
+      ceilingMicrodollars: 20,
+      placedBy: { kind: 'key', keyId: 'key_1', personId: null },
+    },
+    { ...run, type: 'RunStarted' },
+    { ...run, type: 'RunOutputAppended', stream: 'stderr', seq: 12, text: 'é\n' },
+    { ...run, type: 'RunMetered', meteredSeconds: 90 },
+    { ...run, type: 'RunResultStored', result: '{"metrics":{"loss":0.1}}' },
+    { ...run, type: 'RunResultRefused', reason: 'not an object' },
+    { ...run, type: 'RunFinished', exitCode: 0, failure: null, billedSeconds: 3 },
+    { ...run, type: 'RunFinished', exitCode: 3, failure: null, billedSeconds: 3 },
+    { ...run, type: 'RunFinished', exitCode: null, failure: 'could not start', billedSeconds: 0 },
+    { ...run, type: 'RunStopped', stoppedBy: { kind: 'person', personId: 'per_2' }, billedSeconds: 7 },
+    { ...run, type: 'RunCeilingReached', billedSeconds: 5 },
+  ])('run event $type', (event) => {
+    expect(runEventFromWire(throughProtobuf('run', runEventToWire(event)))).toEqual(event);
+  });
+
+  it('a metered stretch on the usage stream keeps its seconds', () => {
+    const event: UsageRecorded = {
+      type: 'UsageRecorded',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      requestId: 'run_1:30',
+      keyId: 'key_1',
+      model: 'run:small',
+      endpoint: 'runs',
+      inputTokens: 0,
+      outputTokens: 0,
+      fallback: false,
+      latencyMs: 0,
+      seconds: 30,
+    };
+    expect(usageFromWire(throughProtobuf('usage', usageToWire(event)))).toEqual(event);
+  });
+});
