@@ -1,0 +1,86 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Engine, ensureEngine } from '../../infra/containers/engine.ts';
+import { ensureImages } from '../../infra/containers/images.ts';
+import { buildPartImages } from '../../infra/containers/parts.ts';
+import { config } from '../../platform/config.ts';
+
+// `@orrery/testcontainers` as a user gets it (issue 17, item 3): `npm pack` (which builds it),
+// installed into an empty project outside the repository, and a user's test there that starts
+// Orrery and its stack in containers, sends a trace and reads it back, then stops everything.
+
+const repo = join(import.meta.dirname, '../..');
+const consumer = mkdtempSync(join(tmpdir(), 'orrery-testcontainers-user-'));
+const log = (line: string) => process.stderr.write(`[containers] ${line}\n`);
+let engine: Engine;
+
+async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  try {
+    return (await promisify(execFile)(command, args, { cwd, env: { ...process.env, ...env } })).stdout;
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed:\n${stdout}\n${stderr}`);
+  }
+}
+
+beforeAll(async () => {
+  engine = await ensureEngine(config(), log);
+  await ensureImages(engine, log);
+  await buildPartImages(engine, config(), log);
+  const packed = JSON.parse(
+    await run(
+      'npm',
+      ['pack', '--json', '--pack-destination', consumer],
+      join(repo, 'packages/testcontainers'),
+    ),
+  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const tarball = packed[0]!;
+  // Only the build, its license and readme are published.
+  expect(tarball.files.every(({ path }) => /^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(path))).toBe(
+    true,
+  );
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'user', private: true, type: 'module' }),
+  );
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball.filename}`],
+    consumer,
+  );
+  copyFileSync(
+    join(import.meta.dirname, 'testcontainers-package', 'user-test.mjs'),
+    join(consumer, 'user-test.mjs'),
+  );
+}, 600_000);
+
+afterAll(() => {
+  rmSync(consumer, { recursive: true, force: true });
+});
+
+describe('the packed @orrery/testcontainers in a fresh project', () => {
+  it("runs a user's test: Orrery started, a trace sent and read back, everything stopped", async () => {
+    const started = Date.now();
+    const output = await run('node', ['user-test.mjs'], consumer, {
+      // What the module's README tells a podman user to set.
+      DOCKER_HOST: engine.dockerHost,
+      TESTCONTAINERS_RYUK_DISABLED: 'true',
+      TESTCONTAINERS_HOST_OVERRIDE: '127.0.0.1',
+    });
+    log(`the user's test took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect(JSON.parse(output)).toEqual({
+      status: 200,
+      spans: [{ name: 'handle request', service: 'user-app' }],
+    });
+    const left = spawnSync(
+      engine.cli,
+      ['ps', '--all', '--quiet', '--filter', 'label=org.orrery.testcontainers.run'],
+      { encoding: 'utf8' },
+    ).stdout.trim();
+    expect(left).toBe('');
+  }, 300_000);
+});
