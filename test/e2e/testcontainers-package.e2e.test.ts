@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, ensureEngine } from '../../infra/containers/engine.ts';
+import { type Engine, ensureEngine, testcontainersEnvironment } from '../../infra/containers/engine.ts';
 import { ensureImages } from '../../infra/containers/images.ts';
 import { buildPartImages } from '../../infra/containers/parts.ts';
 import { config } from '../../platform/config.ts';
@@ -65,12 +65,8 @@ afterAll(() => {
 describe('the packed @orrery/testcontainers in a fresh project', () => {
   it("runs a user's test: Orrery started, a trace sent and read back, everything stopped", async () => {
     const started = Date.now();
-    const output = await run('node', ['user-test.mjs'], consumer, {
-      // What the module's README tells a podman user to set.
-      DOCKER_HOST: engine.dockerHost,
-      TESTCONTAINERS_RYUK_DISABLED: 'true',
-      TESTCONTAINERS_HOST_OVERRIDE: '127.0.0.1',
-    });
+    // What the module's README tells a podman user to set.
+    const output = await run('node', ['user-test.mjs'], consumer, testcontainersEnvironment(engine));
     log(`the user's test took ${((Date.now() - started) / 1000).toFixed(1)} s`);
     expect(JSON.parse(output)).toEqual({
       status: 200,

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, ensureEngine } from '../../../infra/containers/engine.ts';
+import { type Engine, ensureEngine, testcontainersEnvironment } from '../../../infra/containers/engine.ts';
 import { ensureImages } from '../../../infra/containers/images.ts';
 import { buildPartImages } from '../../../infra/containers/parts.ts';
 import { OrreryContainer, type StartedOrrery } from '../../../packages/testcontainers/src/index.ts';
@@ -28,11 +28,8 @@ describe('OrreryContainer', () => {
     engine = await ensureEngine(config(), log);
     await ensureImages(engine, log);
     await buildPartImages(engine, config(), log);
-    // testcontainers finds the engine as a user's test would tell it to: podman has no Ryuk, and
-    // this host's /.dockerenv would otherwise make it look for the containers at the gateway.
-    process.env.DOCKER_HOST = engine.dockerHost;
-    process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
-    process.env.TESTCONTAINERS_HOST_OVERRIDE = '127.0.0.1';
+    // testcontainers finds the engine as a user's test tells it to (the module's README).
+    Object.assign(process.env, testcontainersEnvironment(engine));
   });
 
   afterAll(async () => {
