@@ -6,6 +6,7 @@ import { waitFor } from '../platform/poll.ts';
 import { createRegistry, registerValueSchema } from '../platform/registry.ts';
 import { deadLetterRetentionMs, deadLetterTopic, type StreamName, topics } from '../schemas/events/topics.ts';
 import { migrateClickHouse, migratePostgres } from './migrate.ts';
+import { createDatabaseStatement } from './stack/clickhouse.ts';
 
 /**
  * Everything the platform needs inside a running stack, idempotent: migrations, topics with their
@@ -14,15 +15,29 @@ import { migrateClickHouse, migratePostgres } from './migrate.ts';
  */
 export async function provision(config: Config, log: (line: string) => void): Promise<void> {
   await migratePostgres(config, log);
-  const clickhouse = createClickHouse({ database: config.clickhouse.database });
+  // The given stack's, not the process's configured one (a test may provision another stack).
+  const clickhouse = createClickHouse({ url: config.clickhouse.url, database: config.clickhouse.database });
   try {
     await migrateClickHouse(clickhouse, log);
   } finally {
     await clickhouse.close();
   }
   await createTopics(config, log);
-  const registry = createRegistry();
+  const registry = createRegistry(config.registry.url);
   for (const stream of Object.keys(topics) as StreamName[]) await registerValueSchema(registry, stream);
+}
+
+/**
+ * A stack whose ClickHouse has no database of ours yet (one in containers; the local stack makes
+ * its own when it starts its server): the database first, then everything `provision` does.
+ */
+export async function provisionNewStack(config: Config, log: (line: string) => void): Promise<void> {
+  const created = await fetch(config.clickhouse.url, {
+    method: 'POST',
+    body: createDatabaseStatement(config.clickhouse.database),
+  });
+  if (!created.ok) throw new Error(`clickhouse: could not create the database: ${await created.text()}`);
+  await provision(config, log);
 }
 
 async function createTopics(config: Config, log: (line: string) => void): Promise<void> {

@@ -7,16 +7,26 @@ import { config } from './config.ts';
 // Apicurio serves the Confluent-compatible API under this path.
 const ccompatPath = '/apis/ccompat/v7';
 
-export function registryUrl(): string {
-  return `${config().registry.url}${ccompatPath}`;
+export function registryUrl(base = config().registry.url): string {
+  return `${base}${ccompatPath}`;
 }
 
-export function createRegistry(): SchemaRegistry {
-  return new SchemaRegistry({ host: registryUrl() });
+/** Each client's Confluent-compatible API, for the calls the library does not make. */
+const apiOf = new WeakMap<SchemaRegistry, string>();
+
+/** A client of the registry this process is configured with, or of the one at `url`. */
+export function createRegistry(url = config().registry.url): SchemaRegistry {
+  const registry = new SchemaRegistry({ host: registryUrl(url) });
+  apiOf.set(registry, registryUrl(url));
+  return registry;
 }
 
-async function putCompatibility(path: string, compatibility: 'BACKWARD'): Promise<Response> {
-  return fetch(`${registryUrl()}${path}`, {
+async function putCompatibility(
+  registry: SchemaRegistry,
+  path: string,
+  compatibility: 'BACKWARD',
+): Promise<Response> {
+  return fetch(`${apiOf.get(registry) ?? registryUrl()}${path}`, {
     method: 'PUT',
     headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
     body: JSON.stringify({ compatibility }),
@@ -36,11 +46,11 @@ export async function registerSchema(
   subject: string,
   text: string,
 ): Promise<number> {
-  await putCompatibility('/config', 'BACKWARD');
-  const existing = await fetch(`${registryUrl()}/subjects/${subject}/versions`);
-  if (existing.ok) await putCompatibility(`/config/${subject}`, 'BACKWARD');
+  await putCompatibility(registry, '/config', 'BACKWARD');
+  const existing = await fetch(`${apiOf.get(registry) ?? registryUrl()}/subjects/${subject}/versions`);
+  if (existing.ok) await putCompatibility(registry, `/config/${subject}`, 'BACKWARD');
   const { id } = await registry.register({ type: SchemaType.PROTOBUF, schema: text }, { subject });
-  if (!existing.ok) await putCompatibility(`/config/${subject}`, 'BACKWARD');
+  if (!existing.ok) await putCompatibility(registry, `/config/${subject}`, 'BACKWARD');
   return id;
 }
 

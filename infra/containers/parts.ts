@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../platform/config.ts';
 import { serverConfig, usersConfig } from '../stack/clickhouse.ts';
-import { kafkaVersion } from '../stack/kafka.ts';
-import { registryVersion } from '../stack/registry.ts';
+import { fetchKafkaLibs, kafkaVersion } from '../stack/kafka.ts';
+import { registryComponent, registryVersion } from '../stack/registry.ts';
 import type { Engine } from './engine.ts';
 import { buildImage } from './images.ts';
 
@@ -60,7 +60,7 @@ export async function buildPartImages(
       file: join(partsDir, 'java.Containerfile'),
       image: stackParts.kafka.image,
       context: partsDir,
-      contexts: { app: fetched(config, 'kafka-libs') },
+      contexts: { app: kafkaLibs(config, log) },
       args: { ENTRY: 'kafka-entry.sh' },
     }),
   );
@@ -69,7 +69,7 @@ export async function buildPartImages(
       file: join(partsDir, 'java.Containerfile'),
       image: stackParts.registry.image,
       context: partsDir,
-      contexts: { app: fetched(config, 'registry', 'app') },
+      contexts: { app: registryApp(config, log) },
       args: { ENTRY: 'registry-entry.sh' },
     }),
   );
@@ -95,10 +95,15 @@ function clickhouseSettings(config: Config): string {
   return dir;
 }
 
-/** A folder the local stack filled from Maven Central (`npm run stack -- start` fetches it). */
-function fetched(config: Config, ...path: string[]): string {
-  const dir = join(config.stackDir, ...path);
-  if (!existsSync(dir))
-    throw new Error(`${dir} is missing: \`npm run stack -- start\` fetches it from Maven Central first`);
+/** Kafka's jars where the local stack keeps them, fetched from Maven Central if not yet there. */
+function kafkaLibs(config: Config, log: (line: string) => void): string {
+  const dir = join(config.stackDir, 'kafka-libs');
+  fetchKafkaLibs(dir, log);
   return dir;
+}
+
+/** Apicurio's application, as the local stack fetches and unpacks it (once), for the image. */
+function registryApp(config: Config, log: (line: string) => void): string {
+  registryComponent(config).install(log);
+  return join(config.stackDir, 'registry', 'app');
 }

@@ -83,11 +83,7 @@ export class KafkaCluster {
   }
 
   install(log: (line: string) => void): void {
-    mavenCopy(
-      [`org.apache.kafka:kafka_2.13:${kafkaVersion}`, 'org.apache.logging.log4j:log4j-slf4j-impl:2.24.3'],
-      this.libs,
-      log,
-    );
+    fetchKafkaLibs(this.libs, log);
     const clusterIdFile = join(this.spec.root, this.spec.name, 'cluster-id');
     mkdirSync(join(this.spec.root, this.spec.name), { recursive: true });
     if (!existsSync(clusterIdFile)) writeFileSync(clusterIdFile, newClusterId());
@@ -242,6 +238,15 @@ message.max.bytes=16777216
 replica.fetch.max.bytes=16777216
 ${securityProperties}`;
   }
+}
+
+/** Kafka's jars and their dependencies from Maven Central (cached in ~/.m2), into `libs`. */
+export function fetchKafkaLibs(libs: string, log: (line: string) => void): void {
+  mavenCopy(
+    [`org.apache.kafka:kafka_2.13:${kafkaVersion}`, 'org.apache.logging.log4j:log4j-slf4j-impl:2.24.3'],
+    libs,
+    log,
+  );
 }
 
 /** The local stack's cluster (ORRERY_STACK_KAFKA_NODES nodes, plaintext, on ORRERY_KAFKA_BROKERS' port). */
