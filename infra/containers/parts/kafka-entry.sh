@@ -1,17 +1,28 @@
 #!/bin/sh
 # Apache Kafka, one node in KRaft mode (broker and controller), plaintext: clients on the
-# container network reach it as ${KAFKA_ADVERTISED_HOST:-kafka}:9092. Storage formatted on first start.
+# container network reach it as ${KAFKA_ADVERTISED_HOST:-kafka}:9092. With KAFKA_HOST_ADDRESS
+# (host:port, where port 9094 of the container is published on the host), clients on the host
+# reach it there too: a broker hands out the address of the listener a client came in on.
+# Storage formatted on first start.
 set -euf
 host="${KAFKA_ADVERTISED_HOST:-kafka}"
+listeners="PLAINTEXT://0.0.0.0:9092,CONTROLLER://127.0.0.1:9093"
+advertised="PLAINTEXT://${host}:9092"
+protocols="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+if [ -n "${KAFKA_HOST_ADDRESS:-}" ]; then
+  listeners="${listeners},HOST://0.0.0.0:9094"
+  advertised="${advertised},HOST://${KAFKA_HOST_ADDRESS}"
+  protocols="${protocols},HOST:PLAINTEXT"
+fi
 cat > /data/server.properties <<PROPERTIES
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:9093
-listeners=PLAINTEXT://0.0.0.0:9092,CONTROLLER://127.0.0.1:9093
-advertised.listeners=PLAINTEXT://${host}:9092
+listeners=${listeners}
+advertised.listeners=${advertised}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=${protocols}
 log.dirs=/data/log
 num.partitions=1
 auto.create.topics.enable=false

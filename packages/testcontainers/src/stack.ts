@@ -53,11 +53,25 @@ function part(
 }
 
 /** Postgres, ClickHouse and Kafka side by side, then Apicurio, whose storage is Postgres. */
+export interface StackOptions {
+  /**
+   * A port of the host where Kafka also answers clients on the host (not only on the network):
+   * Kafka tells a client the address to use, so it must be known before the broker starts.
+   */
+  kafkaHostPort?: number;
+}
+
 export async function startStack(
   images: StackImages,
   network: StartedNetwork,
   runId: string,
+  options: StackOptions = {},
 ): Promise<StartedStack> {
+  const kafkaPart = part(images.kafka, network, 'kafka', 9092, runId);
+  if (options.kafkaHostPort !== undefined)
+    kafkaPart
+      .withExposedPorts({ container: 9094, host: options.kafkaHostPort })
+      .withEnvironment({ KAFKA_HOST_ADDRESS: `127.0.0.1:${options.kafkaHostPort}` });
   const [postgres, clickhouse, kafka] = await Promise.all([
     part(images.postgres, network, 'postgres', 5432, runId)
       // Its first start makes the databases on a socket only; the port opens when it is ready.
@@ -66,9 +80,7 @@ export async function startStack(
     part(images.clickhouse, network, 'clickhouse', 8123, runId)
       .withWaitStrategy(Wait.forHttp('/ping', 8123))
       .start(),
-    part(images.kafka, network, 'kafka', 9092, runId)
-      .withWaitStrategy(Wait.forLogMessage(/Kafka Server started/))
-      .start(),
+    kafkaPart.withWaitStrategy(Wait.forLogMessage(/Kafka Server started/)).start(),
   ]);
   const registry = await part(images.registry, network, 'registry', 8080, runId)
     .withWaitStrategy(Wait.forHttp('/apis/ccompat/v7/subjects', 8080))

@@ -1,28 +1,55 @@
-import { DockerComposeEnvironment, Wait } from 'testcontainers';
-import { provision } from '../../../infra/provision.ts';
+import { randomUUID } from 'node:crypto';
+import { Network } from 'testcontainers';
+import { ensureEngine, testcontainersEnvironment } from '../../../infra/containers/engine.ts';
+import { ensureBaseImage } from '../../../infra/containers/images.ts';
+import { buildPartImages } from '../../../infra/containers/parts.ts';
+import { provisionNewStack } from '../../../infra/provision.ts';
+import { removeRun } from '../../../packages/testcontainers/src/cleanup.ts';
+import { localImages, startStack } from '../../../packages/testcontainers/src/stack.ts';
 import { parseConfig } from '../../../platform/config.ts';
 import { defaultRootfsCache, ensureRootfs } from '../../../sandbox-runtime/rootfs.ts';
+import { freePort } from '../secure-cluster.ts';
 import type { StackProvider } from './provider.ts';
 
 /**
- * The same stack from the official images (STACK=testcontainers), for machines with Docker: it
- * brings up infra/compose.yaml, the one definition of the Docker stack, on the local stack's
- * ports, so the default configuration points at it. It cannot run on our Docker-less CI machines.
+ * The stack in containers (STACK=testcontainers): the same part images and the same start as
+ * `@orrery/testcontainers` (built here from Debian's packages and Maven Central, no registry),
+ * on ports of the host that the tests' ORRERY_* variables then name. The platform itself runs in
+ * the tests' process, as with the local stack; Kafka also answers on the host for them.
  */
 export const testcontainersProvider: StackProvider = {
   name: 'testcontainers',
   async start(log) {
-    const environment = await new DockerComposeEnvironment(
-      new URL('../../../infra', import.meta.url).pathname,
-      'compose.yaml',
-    )
-      .withWaitStrategy('postgres-1', Wait.forHealthCheck())
-      .withWaitStrategy('clickhouse-1', Wait.forHttp('/ping', 8123))
-      .withWaitStrategy('kafka-1', Wait.forListeningPorts())
-      .withWaitStrategy('registry-1', Wait.forHttp('/apis/ccompat/v7/subjects', 8080))
-      .up();
-    await provision(parseConfig(), log);
-    await ensureRootfs(defaultRootfsCache(), log);
-    return { environment: {}, stop: () => environment.down().then(() => undefined) };
+    const config = parseConfig();
+    const engine = await ensureEngine(config, log);
+    Object.assign(process.env, testcontainersEnvironment(engine));
+    await ensureBaseImage(engine, log);
+    await buildPartImages(engine, config, log);
+    const runId = randomUUID();
+    const network = await new Network().start();
+    try {
+      const kafkaHostPort = await freePort();
+      const stack = await startStack(localImages, network, runId, { kafkaHostPort });
+      const environment = {
+        ORRERY_STACK: 'external',
+        ORRERY_POSTGRES_URL: `postgres://orrery:orrery@127.0.0.1:${stack.postgres.getMappedPort(5432)}/orrery`,
+        ORRERY_CLICKHOUSE_URL: `http://127.0.0.1:${stack.clickhouse.getMappedPort(8123)}`,
+        ORRERY_KAFKA_BROKERS: `127.0.0.1:${kafkaHostPort}`,
+        ORRERY_REGISTRY_URL: `http://127.0.0.1:${stack.registry.getMappedPort(8080)}`,
+      };
+      await provisionNewStack(parseConfig({ ...process.env, ...environment }), log);
+      await ensureRootfs(defaultRootfsCache(), log);
+      return {
+        environment,
+        stop: async () => {
+          await removeRun(runId);
+          await network.stop();
+        },
+      };
+    } catch (error) {
+      await removeRun(runId);
+      await network.stop().catch(() => undefined);
+      throw error;
+    }
   },
 };
