@@ -89,35 +89,41 @@ export async function run(context: Context, invocation: Extract<Invocation, { co
   if (flags.detach && flags.checks.length > 0)
     throw new UsageFailure('--check judges the run once it ends: leave out --detach to judge it.');
   const api = await keyedClient(context);
-  const placed = await place(api, flags, context.env);
-  const { name, id } = placed.run;
-  if (flags.detach) {
-    if (invocation.json) output.answer(placed.answer.text);
-    else output.result(name);
-    output.say(`Placed ${name} ${palette.muted(`(${id})`)}: follow it with \`orrery logs -f ${name}\`.`);
-    return exitCodes.ok;
-  }
-  output.say(
-    palette.muted(
-      `${name} (${id}) placed on ${placed.run.size}, ceiling ${centsText(placed.run.ceiling_cents)}; Ctrl-C detaches.`,
-    ),
-  );
-
+  // Attached, Ctrl-C detaches from here on, while placing too: the placing is not cut off, so the
+  // tool can still say which run goes on.
   const interrupt = new AbortController();
-  const stopListening = context.onInterrupt(() => interrupt.abort());
+  const stopListening = flags.detach ? () => {} : context.onInterrupt(() => interrupt.abort());
+  let placed: Awaited<ReturnType<typeof place>>;
   let followed: Awaited<ReturnType<typeof followOutput>>;
   try {
-    followed = await followOutput({
-      api,
-      run: id,
-      follow: true,
-      signal: interrupt.signal,
-      sleep: context.sleep,
-      onChunk: (chunk) => output.relay(invocation.json ? 'stderr' : chunk.stream, chunk.text),
-    });
+    placed = await place(api, flags, context.env);
+    if (flags.detach) {
+      if (invocation.json) output.answer(placed.answer.text);
+      else output.result(placed.run.name);
+      output.say(
+        `Placed ${placed.run.name} ${palette.muted(`(${placed.run.id})`)}: follow it with \`orrery logs -f ${placed.run.name}\`.`,
+      );
+      return exitCodes.ok;
+    }
+    output.say(
+      palette.muted(
+        `${placed.run.name} (${placed.run.id}) placed on ${placed.run.size}, ceiling ${centsText(placed.run.ceiling_cents)}; Ctrl-C detaches.`,
+      ),
+    );
+    followed = interrupt.signal.aborted
+      ? { kind: 'interrupted' }
+      : await followOutput({
+          api,
+          run: placed.run.id,
+          follow: true,
+          signal: interrupt.signal,
+          sleep: context.sleep,
+          onChunk: (chunk) => output.relay(invocation.json ? 'stderr' : chunk.stream, chunk.text),
+        });
   } finally {
     stopListening();
   }
+  const { name, id } = placed.run;
   if (followed.kind === 'interrupted') {
     output.say('');
     output.say(
