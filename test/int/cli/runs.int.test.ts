@@ -1,5 +1,4 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../harness/platform.ts';
@@ -68,7 +67,7 @@ describe('streams', () => {
   });
 
   it('sends working files (--file) and environment (--env NAME=value, or NAME for the value here)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'orrery-cli-files-'));
+    const dir = await mkdtemp(join(home.home, 'files-'));
     await writeFile(join(dir, 'data.txt'), 'from a local file\n');
     const run = await orrery(
       [
