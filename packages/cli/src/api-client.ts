@@ -97,6 +97,27 @@ export class ApiClient {
     return { status: response.status, text, body: parseJson(text) };
   }
 
+  /**
+   * A GET whose body is read as it arrives (NDJSON): no time limit, since a followed run's output
+   * may last hours; `signal` ends it. A refusal throws ApiRefused, an API out of reach Failure.
+   */
+  async stream(path: string, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const headers: Record<string, string> = { accept: 'application/x-ndjson', 'user-agent': this.#userAgent };
+    if (this.#key !== undefined) headers.authorization = `Bearer ${this.#key}`;
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.baseUrl}${path}`, { headers, signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new Failure(`Cannot reach the API at ${this.baseUrl} (${reasonOf(error)}): check --api-url.`);
+    }
+    if (response.status >= 400 || !response.body) {
+      const text = await response.text();
+      throw refusalOf({ status: response.status, text, body: parseJson(text) });
+    }
+    return response.body;
+  }
+
   /** A GET whose refusal (any status from 400) is thrown as ApiRefused. */
   async get(path: string): Promise<Answer> {
     const answer = await this.send('GET', path);

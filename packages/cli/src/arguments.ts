@@ -1,21 +1,66 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { apiUrlOf } from './access.ts';
+import { type Check, parseCheck } from './checks.ts';
 import { exitCodes } from './failures.ts';
+import { type Path, parsePath } from './paths.ts';
 
 // The command line, read by commander into one Invocation; nothing here talks to the API. A
 // mistyped command, flag or flag value is exit 2 with commander's message, which names it and
 // suggests the nearest spelling (spec 002: "a mistyped command; the message names the flag").
-// Only the commands that work are declared, so `orrery run` is an unknown command until runs exist.
+//
+// `run` reads its command as the words after its own flags (commander's pass-through options, as
+// `docker run` and `ssh` do): `orrery run --ceiling 5 python train.py --epochs 3` runs
+// `python train.py --epochs 3`. That needs positional options, so the global `--api-url` is
+// declared on every command as well, and may still come after the command's name.
 
-export const commandNames = ['login', 'logout', 'whoami', 'limits'] as const;
+export const commandNames = [
+  'login',
+  'logout',
+  'whoami',
+  'limits',
+  'run',
+  'logs',
+  'runs',
+  'stop',
+  'result',
+  'catalog',
+] as const;
 export type CommandName = (typeof commandNames)[number];
 
-export interface Invocation {
-  command: CommandName;
+/** `--env NAME=value`, or `--env NAME` for the value the tool's own environment has. */
+export interface EnvFlag {
+  name: string;
+  value: string | undefined;
+}
+
+export interface RunFlags {
+  /** The words of the command, joined by spaces as ssh does; `/bin/sh -c` runs them. */
+  command: string;
+  ceilingCents: number;
+  size: string | undefined;
+  env: EnvFlag[];
+  /** Local paths, sent as working files. */
+  files: string[];
+  name: string | undefined;
+  detach: boolean;
+  checks: Check[];
+}
+
+interface Common {
   json: boolean;
   /** --api-url, checked; undefined when not given. */
   apiUrl: string | undefined;
 }
+
+export type Invocation = Common &
+  (
+    | { command: 'login' | 'logout' | 'whoami' | 'limits' | 'catalog' }
+    | { command: 'run'; run: RunFlags }
+    | { command: 'logs'; name: string; follow: boolean }
+    | { command: 'runs'; status: 'active' | 'all'; limit: number | undefined }
+    | { command: 'stop'; name: string }
+    | { command: 'result'; name: string; path: Path | undefined }
+  );
 
 /** A command to run, or the exit code of what the parser already did (help, version, a mistake). */
 export type Parsed = { kind: 'run'; invocation: Invocation } | { kind: 'exit'; code: number };
@@ -36,20 +81,208 @@ const descriptions: Record<CommandName, { summary: string; json?: string }> = {
     summary: "the org's balance and charges",
     json: 'print the answer of GET /api/billing/summary',
   },
+  run: {
+    summary: "run a command on hardware from the catalog: its output here, its exit code the tool's",
+    json: 'print the run as it ended (with --detach: as placed) as the API sent it, with `checks` if any',
+  },
+  logs: {
+    summary: "a run's output: its stdout on stdout, its stderr on stderr",
+    json: 'print the output as the API sent it: NDJSON lines with sequence numbers, then the end line',
+  },
+  runs: { summary: 'runs, newest first, one a line, name first', json: 'print the answer of GET /api/runs' },
+  stop: {
+    summary: 'stop a run (exit 0 also when it had already ended)',
+    json: 'print the run as it stopped, as the API sent it',
+  },
+  result: {
+    summary: 'the JSON object a run wrote to $ORRERY_RESULT_PATH, or the value at a dotted path in it',
+    json: 'print the answer of GET /api/runs/:name/result',
+  },
+  catalog: {
+    summary: 'the hardware a run may use, with prices and availability',
+    json: 'print the answer of GET /api/catalog',
+  },
 };
 
-function parseApiUrl(text: string): string {
-  try {
-    return apiUrlOf(text, '--api-url');
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
+/** Turns a checking function's refusal into commander's, which names the flag or argument. */
+function checked<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
+
+const parseApiUrl = checked((text) => apiUrlOf(text, '--api-url'));
+
+const parseCents = checked((text) => {
+  if (!/^\d+(?:\.\d+)?$/.test(text) || Number(text) <= 0)
+    throw new Error('write the ceiling in cents, a number above 0 such as 5 or 0.05');
+  return Number(text);
+});
+
+const parseLimit = checked((text) => {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 200)
+    throw new Error('write a whole number from 1 to 200');
+  return Number(text);
+});
+
+const collect =
+  <T>(parse: (text: string) => T) =>
+  (text: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(text)];
+
+const parseEnv = checked((text): EnvFlag => {
+  const equals = text.indexOf('=');
+  const name = equals < 0 ? text : text.slice(0, equals);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new Error(
+      `write NAME=value (or NAME, to send the value it has here); '${name}' is not a variable's name`,
+    );
+  return { name, value: equals < 0 ? undefined : text.slice(equals + 1) };
+});
+
+const parseFile = checked((text) => {
+  if (text === '') throw new Error('write the path of a file to send');
+  return text;
+});
+
+const parseCheckFlag = checked((text) => {
+  const parsed = parseCheck(text);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return parsed.check;
+});
+
+const parsePathArgument = checked((text) => {
+  const parsed = parsePath(text);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return parsed.path;
+});
+
+interface RunOptions {
+  ceiling?: number;
+  size?: string;
+  env?: EnvFlag[];
+  file?: string[];
+  name?: string;
+  detach?: boolean;
+  check?: Check[];
+}
+
+function declare(program: Command, name: CommandName, set: (invocation: Invocation) => void): void {
+  const { summary, json } = descriptions[name];
+  const command = program.command(name).description(summary);
+  command.option('--api-url <url>', 'the API (as before the command)', parseApiUrl);
+  if (json) command.option('--json', json);
+  const common = (options: { json?: boolean; apiUrl?: string }, self: Command): Common => ({
+    json: options.json === true,
+    apiUrl: options.apiUrl ?? self.parent?.opts<{ apiUrl?: string }>().apiUrl,
+  });
+  switch (name) {
+    case 'login':
+    case 'logout':
+    case 'whoami':
+    case 'limits':
+    case 'catalog':
+      command.action((options, self: Command) => set({ ...common(options, self), command: name }));
+      return;
+    case 'run':
+      command
+        .argument('<command...>', 'the command, run by /bin/sh -c in the working directory')
+        .option('--ceiling <cents>', 'the most the run may cost, in cents (it is stopped there)', parseCents)
+        .option('--size <size>', 'a size from `orrery catalog` (default: the API’s, small)')
+        .option(
+          '--env <NAME=value>',
+          'a variable for the run (repeatable); NAME alone sends its value here',
+          collect(parseEnv),
+        )
+        .option('--file <path>', 'a local file sent as a working file (repeatable)', collect(parseFile))
+        .option('--name <name>', 'the run’s name (default: one the API makes, run-…)')
+        .option('--detach', 'print the run’s name once placed, and return')
+        .option(
+          '--check <expression>',
+          "judge the result, as in 'metrics.accuracy >= 0.9' (repeatable)",
+          collect(parseCheckFlag),
+        )
+        .passThroughOptions()
+        .action((words: string[], options: RunOptions & Common, self: Command) => {
+          // Required, but checked here rather than by commander, which would report it before a
+          // mistyped flag (`--ceilng`) that is the real mistake.
+          if (options.ceiling === undefined)
+            self.error(
+              "error: required option '--ceiling <cents>' not specified: how many cents the run may cost",
+              {
+                exitCode: exitCodes.usage,
+                code: 'commander.missingMandatoryOptionValue',
+              },
+            );
+          set({
+            ...common(options, self),
+            command: 'run',
+            run: {
+              command: words.join(' '),
+              ceilingCents: options.ceiling,
+              size: options.size,
+              env: options.env ?? [],
+              files: options.file ?? [],
+              name: options.name,
+              detach: options.detach === true,
+              checks: options.check ?? [],
+            },
+          });
+        });
+      return;
+    case 'logs':
+      command
+        .argument('<name>', 'the run’s name or id')
+        .option('-f, --follow', 'follow the output until the run ends, and exit with its exit code')
+        .action((run: string, options: { follow?: boolean } & Common, self: Command) =>
+          set({ ...common(options, self), command: 'logs', name: run, follow: options.follow === true }),
+        );
+      return;
+    case 'runs':
+      command
+        .addOption(
+          new Option('--status <status>', 'active: the runs holding hardware')
+            .choices(['active', 'all'])
+            .default('all'),
+        )
+        .option('--limit <count>', 'how many, newest first (1 to 200; default 50)', parseLimit)
+        .action((options: { status: 'active' | 'all'; limit?: number } & Common, self: Command) =>
+          set({ ...common(options, self), command: 'runs', status: options.status, limit: options.limit }),
+        );
+      return;
+    case 'stop':
+      command
+        .argument('<name>', 'the run’s name or id')
+        .action((run: string, options: Common, self: Command) =>
+          set({ ...common(options, self), command: 'stop', name: run }),
+        );
+      return;
+    case 'result':
+      command
+        .argument('<name>', 'the run’s name or id')
+        .addArgument(
+          new Argument('[path]', 'a dotted path in the result, as in metrics.accuracy').argParser(
+            parsePathArgument,
+          ),
+        )
+        .action((run: string, path: Path | undefined, options: Common, self: Command) =>
+          set({ ...common(options, self), command: 'result', name: run, path }),
+        );
+      return;
+    default: {
+      const never: never = name;
+      throw new Error(`no declaration for ${never}`);
+    }
   }
 }
 
 export function parseArguments(argv: readonly string[], io: ParserOutput & { version: string }): Parsed {
   let invocation: Invocation | undefined;
   const program = new Command('orrery')
-    .description('Orrery on the command line: log in, see who you are and what you may spend.')
+    .description('Orrery on the command line: log in, run commands on hardware, follow and judge them.')
     .version(io.version, '-V, --version', 'print the version')
     .option(
       '--api-url <url>',
@@ -59,16 +292,12 @@ export function parseArguments(argv: readonly string[], io: ParserOutput & { ver
     .configureOutput({ writeOut: io.writeOut, writeErr: io.writeErr })
     .showSuggestionAfterError(true)
     .showHelpAfterError('(orrery --help lists the commands and flags)')
+    .enablePositionalOptions()
     .exitOverride();
-  for (const name of commandNames) {
-    const { summary, json } = descriptions[name];
-    const command = program.command(name).description(summary);
-    if (json) command.option('--json', json);
-    command.action((options: { json?: boolean }, self: Command) => {
-      const globals = self.optsWithGlobals<{ apiUrl?: string }>();
-      invocation = { command: name, json: options.json === true, apiUrl: globals.apiUrl };
+  for (const name of commandNames)
+    declare(program, name, (value) => {
+      invocation = value;
     });
-  }
   try {
     program.parse([...argv], { from: 'user' });
   } catch (error) {

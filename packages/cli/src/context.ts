@@ -6,4 +6,6 @@ import type { Sleep } from './sleep.ts';
 export interface Context extends AccessSettings {
   output: Output;
   sleep: Sleep;
+  /** Calls `handler` on Ctrl-C (SIGINT) instead of ending the process, until the answer is called. */
+  onInterrupt(handler: () => void): () => void;
 }

@@ -1,9 +1,15 @@
 import packageJson from '../package.json' with { type: 'json' };
 import type { Env } from './access.ts';
-import { type CommandName, parseArguments } from './arguments.ts';
+import { type CommandName, type Invocation, parseArguments } from './arguments.ts';
+import { catalog } from './commands/catalog.ts';
 import { limits } from './commands/limits.ts';
 import { login } from './commands/login.ts';
 import { logout } from './commands/logout.ts';
+import { logs } from './commands/logs.ts';
+import { result } from './commands/result.ts';
+import { run } from './commands/run.ts';
+import { runs } from './commands/runs.ts';
+import { stop } from './commands/stop.ts';
 import { whoami } from './commands/whoami.ts';
 import type { Context } from './context.ts';
 import { CredentialStore } from './credentials.ts';
@@ -13,13 +19,34 @@ import { type ColourTarget, colourLevel, createPalette } from './palette.ts';
 import { sleeper } from './sleep.ts';
 
 // The tool from argv to exit code: parse, run one command, and turn a failure into its message on
-// stderr and its exit code (0 done, 1 the API refused or the tool could not, 2 mistyped).
+// stderr and its exit code (0 done, 1 the API refused or the tool could not, 2 mistyped; `run` and
+// `logs -f` the run's own, failures.ts).
 
-const commands: Record<CommandName, (context: Context, options: { json?: boolean }) => Promise<void>> = {
+type Handler<K extends CommandName> = (
+  context: Context,
+  invocation: Extract<Invocation, { command: K }>,
+) => Promise<unknown>;
+
+/** Each command; a number it answers is the exit code (nothing: 0). */
+const commands: { [K in CommandName]: Handler<K> } = {
   login,
   logout,
   whoami,
   limits,
+  run,
+  logs,
+  runs,
+  stop,
+  result,
+  catalog,
+};
+
+/** Ctrl-C, handled while a handler is given (`run` attached), else the default: the tool ends. */
+export type Interrupts = (handler: () => void) => () => void;
+
+const processInterrupts: Interrupts = (handler) => {
+  process.on('SIGINT', handler);
+  return () => process.off('SIGINT', handler);
 };
 
 export interface Streams {
@@ -27,7 +54,12 @@ export interface Streams {
   stderr: TextSink;
 }
 
-export async function main(argv: readonly string[], env: Env, streams: Streams): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: Env,
+  streams: Streams,
+  interrupts: Interrupts = processInterrupts,
+): Promise<number> {
   const output = new Output(streams, createPalette(colourLevel(env, streams.stdout)));
   const parsed = parseArguments(argv, {
     version: packageJson.version,
@@ -43,10 +75,12 @@ export async function main(argv: readonly string[], env: Env, streams: Streams):
     userAgent: `orrery-cli/${packageJson.version} node/${process.versions.node}`,
     output,
     sleep: sleeper(env),
+    onInterrupt: interrupts,
   };
   try {
-    await commands[invocation.command](context, { json: invocation.json });
-    return exitCodes.ok;
+    const handler = commands[invocation.command] as Handler<CommandName>;
+    const code = await handler(context, invocation);
+    return typeof code === 'number' ? code : exitCodes.ok;
   } catch (error) {
     if (!(error instanceof Failure)) {
       output.error(
@@ -54,7 +88,9 @@ export async function main(argv: readonly string[], env: Env, streams: Streams):
       );
       return exitCodes.failed;
     }
-    output.error(error.message);
+    output.error(
+      error instanceof ApiRefused && error.param ? `${error.message} (${error.param})` : error.message,
+    );
     if (error instanceof ApiRefused && error.status === 401)
       output.say('Log in again with `orrery login`, or check ORRERY_API_KEY.');
     return error.exitCode;

@@ -34,6 +34,11 @@ export class Output {
     this.#stdout.write(`${JSON.stringify(value)}\n`);
   }
 
+  /** A run's own output, unchanged, on the stream it was printed to. */
+  relay(stream: 'stdout' | 'stderr', text: string): void {
+    (stream === 'stdout' ? this.#stdout : this.#stderr).write(text);
+  }
+
   /** A line the tool says, on stderr. */
   say(line: string): void {
     this.#stderr.write(`${line}\n`);

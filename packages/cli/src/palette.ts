@@ -75,3 +75,19 @@ export function createPalette(level: ColourLevel): Palette {
     enabled: level > 0,
   };
 }
+
+/**
+ * A run's status in its colour (spec 002): running green, failed dark red, ceiling reached
+ * mustard, a clean finish (succeeded) grey. Placed and stopped keep the terminal's own colour.
+ */
+const statusStyles: Record<string, StyleName | undefined> = {
+  running: 'running',
+  failed: 'failed',
+  ceiling_reached: 'ceiling',
+  succeeded: 'finished',
+};
+
+export function paintStatus(palette: Palette, status: string, text: string = status): string {
+  const style = statusStyles[status];
+  return style ? palette[style](text) : text;
+}

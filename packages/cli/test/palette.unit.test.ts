@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colourLevel, createPalette } from '../src/palette.ts';
+import { colourLevel, createPalette, paintStatus } from '../src/palette.ts';
 
 const terminal = (depth: number) => ({ isTTY: true, getColorDepth: () => depth });
 const pipe = { isTTY: false };
@@ -48,5 +48,20 @@ describe('createPalette', () => {
     expect(shades.failed('f')).toBe('\u001b[38;5;124mf\u001b[39m');
     expect(shades.ceiling('c')).toBe('\u001b[38;5;178mc\u001b[39m');
     expect(shades.strong('s')).toBe('\u001b[1ms\u001b[22m');
+  });
+});
+
+describe('paintStatus', () => {
+  it('paints a run status in its spec colour, and leaves placed and stopped plain', () => {
+    const palette = createPalette(2);
+    expect(paintStatus(palette, 'running')).toBe('\u001b[38;5;34mrunning\u001b[39m');
+    expect(paintStatus(palette, 'failed', 'failed (exit 3)')).toBe(
+      '\u001b[38;5;124mfailed (exit 3)\u001b[39m',
+    );
+    expect(paintStatus(palette, 'ceiling_reached')).toBe('\u001b[38;5;178mceiling_reached\u001b[39m');
+    expect(paintStatus(palette, 'succeeded')).toBe('\u001b[38;5;245msucceeded\u001b[39m');
+    expect(paintStatus(palette, 'placed')).toBe('placed');
+    expect(paintStatus(palette, 'stopped')).toBe('stopped');
+    expect(paintStatus(createPalette(0), 'failed')).toBe('failed');
   });
 });

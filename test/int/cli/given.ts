@@ -1,10 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { ensureDebianPackages } from '../../../platform/debian-packages.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { givenRunApi, type RunApi } from '../runs/given.ts';
 import type { TestClock } from '../sandboxes/given.ts';
 
 // The `orrery` tool as scripts and people run it: the real binary in a child process, with an
@@ -189,3 +193,89 @@ export function runCliInTerminal(args: string[], env: CliEnv): Promise<Finished>
 
 /** Whether text holds an ANSI escape (SGR or any other CSI sequence). */
 export const hasEscapes = (text: string) => text.includes('\u001b[');
+
+/**
+ * The run API of runs/given.ts (real sandboxes on this host) listening on a port of its own, its
+ * run and catalog answers carrying a field the API does not send (`unknownField`, at the top and
+ * in each run or size), to show `--json` keeps what the tool does not know.
+ */
+export async function startRunCliPlatform(): Promise<{ api: RunApi; url: string }> {
+  const api = await givenRunApi({}, (app) =>
+    app.addHook('onSend', async (request, reply, payload) => {
+      const path = request.url.split('?')[0]!;
+      const widen =
+        path === '/api/catalog' || (path.startsWith('/api/runs') && !/\/(output|result)$/.test(path));
+      if (!widen || reply.statusCode >= 300 || typeof payload !== 'string') return payload;
+      const answer = JSON.parse(payload) as { data: unknown };
+      const data = Array.isArray(answer.data)
+        ? answer.data.map((item) => ({ ...item, ...unknownField }))
+        : { ...(answer.data as object), ...unknownField };
+      return JSON.stringify({ ...answer, data, ...unknownField });
+    }),
+  );
+  const url = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  return { api, url };
+}
+
+const execFileAsync = promisify(execFile);
+
+/** A pseudo-terminal of tmux's (a server of its own) running `orrery <args>`, as a person at a terminal. */
+export interface Terminal {
+  /** What the screen shows (with its colours as SGR escapes when `escapes`). */
+  screen(escapes?: boolean): Promise<string>;
+  /** Waits until the screen shows the pattern. */
+  showing(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Presses keys, in tmux's names (`C-c`). */
+  press(keys: string): Promise<void>;
+  /** Waits for the tool to end; its exit code. */
+  exitCode(timeoutMs?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+let terminals = 0;
+
+export async function runCliInTmux(args: string[], env: CliEnv & { home: string }): Promise<Terminal> {
+  await ensureDebianPackages([{ pkg: 'tmux', present: () => existsSync('/usr/bin/tmux') }], () => {});
+  const socket = join(env.home, `tmux-${++terminals}.sock`);
+  const tmux = async (...words: string[]) =>
+    (await execFileAsync('tmux', ['-S', socket, ...words], { env: cliEnv(env) })).stdout;
+  // The pane stays once the tool ends, so its exit code can be read (`pane_dead_status`).
+  await tmux(
+    ...['-f', '/dev/null', 'new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50'],
+    ...['--', process.execPath, bin, ...args],
+    ...[';', 'set-option', '-t', 'cli', 'remain-on-exit', 'on'],
+  );
+  const screen = (escapes = false) =>
+    tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-S', '-', '-t', 'cli');
+  return {
+    screen,
+    showing: (pattern, timeoutMs = 60_000) =>
+      eventually(
+        async () => {
+          const text = await screen();
+          return pattern.test(text) ? text : undefined;
+        },
+        timeoutMs,
+        `the terminal to show ${pattern}`,
+      ),
+    press: async (keys) => {
+      await tmux('send-keys', '-t', 'cli', keys);
+    },
+    exitCode: (timeoutMs = 30_000) =>
+      eventually(
+        async () => {
+          const [dead, status] = (
+            await tmux('display-message', '-p', '-t', 'cli', '#{pane_dead} #{pane_dead_status}')
+          )
+            .trim()
+            .split(' ');
+          return dead === '1' ? Number(status) : undefined;
+        },
+        timeoutMs,
+        'the tool to end in the terminal',
+      ),
+    close: async () => {
+      await tmux('kill-server').catch(() => {});
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createApiKey, createOrg, grantCredit } from '../../../api/admin/commands.ts';
 import type { ApiDeps } from '../../../api/app.ts';
 import { hashApiKey } from '../../../api/auth/api-keys.ts';
@@ -36,7 +36,11 @@ export type RunAnswer = Record<string, unknown> & { id: string; name: string; st
 
 const active = new Set(['placed', 'running']);
 
-export async function givenRunApi(runs: ApiDeps['runs'] = {}): Promise<RunApi> {
+export async function givenRunApi(
+  runs: ApiDeps['runs'] = {},
+  /** Called before the API is ready, as startTestPlatform's own (hooks of the test's). */
+  beforeReady?: (api: FastifyInstance) => void,
+): Promise<RunApi> {
   const given = givenRuntime();
   const { runtime } = given;
   await runtime.prepare();
@@ -44,6 +48,7 @@ export async function givenRunApi(runs: ApiDeps['runs'] = {}): Promise<RunApi> {
   const platform = await startTestPlatform({
     sandboxes: { runtime, orgIds: () => orgIds },
     runs: { orgIds: () => orgIds, ...runs },
+    beforeReady,
   });
   async function newOrg(name: string, creditCents = 1000) {
     const org = await createOrg(platform.admin, name);

@@ -1,0 +1,156 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, isAbsolute, normalize, sep } from 'node:path';
+import { keyedClient } from '../access.ts';
+import type { ApiClient } from '../api-client.ts';
+import type { EnvFlag, Invocation, RunFlags } from '../arguments.ts';
+import { type Check, type Judged, judge } from '../checks.ts';
+import type { Context } from '../context.ts';
+import { exitCodes, Failure, UsageFailure } from '../failures.ts';
+import { followOutput } from '../follow.ts';
+import { paintStatus } from '../palette.ts';
+import { centsText, describeEnd, exitCodeOf, type RunObject, runOf } from '../run-object.ts';
+
+// `orrery run <command…>` (spec 002, "Command-line tool behaviour in scripts"): places a run, then,
+// attached, follows its output: the run's stdout on stdout and its stderr on stderr, unchanged,
+// and everything the tool says on stderr; the tool's exit code is the run's (runs.ts). `--json`
+// keeps stdout for the run as it ended, so the run's own output goes to stderr then. Ctrl-C
+// detaches: the run goes on to its end or its ceiling, the tool says how to follow and stop it,
+// and exits 130. `--detach` prints the name once placed. Checks judge the result; they never
+// change the exit code.
+
+/** A working file's path in the run: as given when it stays under this folder, else its name. */
+export function remotePath(local: string): string {
+  const relative = normalize(local);
+  if (isAbsolute(relative) || relative === '..' || relative.startsWith(`..${sep}`)) return basename(local);
+  return relative.split(sep).join('/');
+}
+
+async function workingFiles(paths: string[]): Promise<{ path: string; contents_base64: string }[]> {
+  const files = [];
+  for (const local of paths) {
+    let bytes: Buffer;
+    try {
+      if ((await stat(local)).isDirectory())
+        throw new UsageFailure(`--file ${local} is a folder: send its files one by one.`);
+      bytes = await readFile(local);
+    } catch (error) {
+      if (error instanceof UsageFailure) throw error;
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new UsageFailure(`--file ${local} cannot be read (${code}): nothing was placed.`);
+    }
+    files.push({ path: remotePath(local), contents_base64: bytes.toString('base64') });
+  }
+  return files;
+}
+
+function environment(flags: EnvFlag[], env: Context['env']): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const { name, value } of flags) {
+    const resolved = value ?? env[name];
+    if (resolved === undefined)
+      throw new UsageFailure(`--env ${name}: ${name} is not set here; write --env ${name}=value.`);
+    variables[name] = resolved;
+  }
+  return variables;
+}
+
+async function place(api: ApiClient, flags: RunFlags, env: Context['env']) {
+  const body = {
+    command: flags.command,
+    ceiling_cents: flags.ceilingCents,
+    ...(flags.size === undefined ? {} : { size: flags.size }),
+    files: await workingFiles(flags.files),
+    env: environment(flags.env, env),
+    ...(flags.name === undefined ? {} : { name: flags.name }),
+  };
+  const answer = await api.post('/api/runs', { json: body });
+  return { answer, run: runOf(answer.body, 'POST /api/runs') };
+}
+
+/** Each check judged against the run's result, or against none (and why). */
+async function judged(api: ApiClient, run: RunObject, checks: Check[]): Promise<Judged[]> {
+  let result: { value: unknown } | { none: string };
+  if (run.has_result) {
+    const answer = await api.get(`/api/runs/${encodeURIComponent(run.id)}/result`);
+    result = { value: (answer.body as { data?: unknown }).data };
+  } else
+    result = {
+      none: run.result_refused
+        ? `the run's result was not kept: ${run.result_refused}`
+        : 'the run wrote no result to $ORRERY_RESULT_PATH',
+    };
+  return checks.map((check) => judge(check, result));
+}
+
+export async function run(context: Context, invocation: Extract<Invocation, { command: 'run' }>) {
+  const { output } = context;
+  const { palette } = output;
+  const flags = invocation.run;
+  if (flags.detach && flags.checks.length > 0)
+    throw new UsageFailure('--check judges the run once it ends: leave out --detach to judge it.');
+  const api = await keyedClient(context);
+  // Attached, Ctrl-C detaches from here on, while placing too: the placing is not cut off, so the
+  // tool can still say which run goes on.
+  const interrupt = new AbortController();
+  const stopListening = flags.detach ? () => {} : context.onInterrupt(() => interrupt.abort());
+  let placed: Awaited<ReturnType<typeof place>>;
+  let followed: Awaited<ReturnType<typeof followOutput>>;
+  try {
+    placed = await place(api, flags, context.env);
+    if (flags.detach) {
+      if (invocation.json) output.answer(placed.answer.text);
+      else output.result(placed.run.name);
+      output.say(
+        `Placed ${placed.run.name} ${palette.muted(`(${placed.run.id})`)}: follow it with \`orrery logs -f ${placed.run.name}\`.`,
+      );
+      return exitCodes.ok;
+    }
+    output.say(
+      palette.muted(
+        `${placed.run.name} (${placed.run.id}) placed on ${placed.run.size}, ceiling ${centsText(placed.run.ceiling_cents)}; Ctrl-C detaches.`,
+      ),
+    );
+    followed = interrupt.signal.aborted
+      ? { kind: 'interrupted' }
+      : await followOutput({
+          api,
+          run: placed.run.id,
+          follow: true,
+          signal: interrupt.signal,
+          sleep: context.sleep,
+          onChunk: (chunk) => output.relay(invocation.json ? 'stderr' : chunk.stream, chunk.text),
+        });
+  } finally {
+    stopListening();
+  }
+  const { name, id } = placed.run;
+  if (followed.kind === 'interrupted') {
+    output.say('');
+    output.say(
+      `Detached from ${name} ${palette.muted(`(${id})`)}: it is ${paintStatus(palette, 'running', 'still running')}, until it ends or reaches its ceiling of ${centsText(placed.run.ceiling_cents)}.`,
+    );
+    output.say(`  follow it:  orrery logs -f ${name}`);
+    output.say(`  stop it:    orrery stop ${name}`);
+    return exitCodes.interrupted;
+  }
+  if (followed.kind !== 'ended') throw new Failure(`The output of ${name} ended before the run did.`);
+
+  const ended = runOf(followed.end.run, 'the output’s last line');
+  const checks = flags.checks.length > 0 ? await judged(api, ended, flags.checks) : undefined;
+  if (invocation.json) {
+    // The run as it ended, as the API answers it: GET /api/runs/:id, whole.
+    const answer = await api.get(`/api/runs/${encodeURIComponent(id)}`);
+    if (checks) output.json({ ...(answer.body as Record<string, unknown>), checks });
+    else output.answer(answer.text);
+  }
+  for (const check of checks ?? []) output.say(checkLine(check, palette));
+  output.say(describeEnd(ended, palette));
+  return exitCodeOf(ended);
+}
+
+function checkLine(check: Judged, palette: Context['output']['palette']): string {
+  const verdict = check.verdict === 'passed' ? palette.finished('passed') : palette.failed(check.verdict);
+  const actual = 'actual' in check ? ` (${JSON.stringify(check.actual)})` : '';
+  const reason = check.reason ? `: ${check.reason}` : '';
+  return `check ${verdict}: ${check.name}${actual}${reason}`;
+}
