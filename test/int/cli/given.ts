@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import type { TestClock } from '../sandboxes/given.ts';
 
 export const timeScale = 20;
 export const bin = resolve(import.meta.dirname, '../../../packages/cli/bin/orrery.mjs');
+const exitRecorder = resolve(import.meta.dirname, 'exit-recorder.mjs');
 
 /** A clock running `scale` times faster than real time from now, which the test can also move. */
 export function acceleratedClock(scale: number): TestClock {
@@ -239,10 +240,12 @@ export async function runCliInTmux(args: string[], env: CliEnv & { home: string 
   const socket = join(env.home, `tmux-${++terminals}.sock`);
   const tmux = async (...words: string[]) =>
     (await execFileAsync('tmux', ['-S', socket, ...words], { env: cliEnv(env) })).stdout;
-  // The pane stays once the tool ends, so its exit code can be read (`pane_dead_status`).
+  // The pane stays once the tool ends, so its screen can be read; how it ended is written to a
+  // file by exit-recorder.mjs, its parent in the terminal.
+  const ending = join(env.home, `tmux-${terminals}.exit.json`);
   await tmux(
     ...['-f', '/dev/null', 'new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50'],
-    ...['--', process.execPath, bin, ...args],
+    ...['--', process.execPath, exitRecorder, ending, process.execPath, bin, ...args],
     ...[';', 'set-option', '-t', 'cli', 'remain-on-exit', 'on'],
   );
   const screen = (escapes = false) =>
@@ -264,12 +267,13 @@ export async function runCliInTmux(args: string[], env: CliEnv & { home: string 
     exitCode: (timeoutMs = 30_000) =>
       eventually(
         async () => {
-          const [dead, status] = (
-            await tmux('display-message', '-p', '-t', 'cli', '#{pane_dead} #{pane_dead_status}')
-          )
-            .trim()
-            .split(' ');
-          return dead === '1' ? Number(status) : undefined;
+          if (!existsSync(ending)) return undefined;
+          const { code, signal } = JSON.parse(readFileSync(ending, 'utf8')) as {
+            code: number | null;
+            signal: string | null;
+          };
+          if (code === null) throw new Error(`the tool was killed by ${signal}`);
+          return code;
         },
         timeoutMs,
         'the tool to end in the terminal',
