@@ -85,6 +85,21 @@ export function runCollecting(argv: string[], options: RunOptions): Promise<Coll
   });
 }
 
+/** Resolves once the pipe closed, or after 250 ms if a leftover background process holds it. */
+export function drained(stream: Readable, closed = stream.closed || stream.destroyed): Promise<void> {
+  return new Promise((resolve) => {
+    if (closed) return resolve();
+    const timer = setTimeout(() => {
+      stream.destroy();
+      resolve();
+    }, 250);
+    stream.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 function collect(stream: Readable, keep: number, onData?: (total: number) => void) {
   const chunks: Buffer[] = [];
   let kept = 0;
@@ -105,18 +120,6 @@ function collect(stream: Readable, keep: number, onData?: (total: number) => voi
   return {
     bytes: () => Buffer.concat(chunks),
     total: () => total,
-    /** Resolves once the pipe closed, or after 250 ms if a leftover background process holds it. */
-    drained: () =>
-      new Promise<void>((resolve) => {
-        if (closed) return resolve();
-        const timer = setTimeout(() => {
-          stream.destroy();
-          resolve();
-        }, 250);
-        stream.once('close', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      }),
+    drained: () => drained(stream, closed),
   };
 }

@@ -10,7 +10,7 @@ import {
 } from '../domain/sandboxes/exec.ts';
 import { execLimits } from '../domain/sandboxes/requests.ts';
 import { createExecCgroup, joinDirs, killCgroup, removeCgroup } from './cgroups.ts';
-import { enterArgv, runCollecting } from './enter.ts';
+import { drained, enterArgv, runCollecting } from './enter.ts';
 import { hostEnv } from './host.ts';
 import { signalGroup } from './process-tree.ts';
 import type { SandboxRecord } from './state.ts';
@@ -198,19 +198,4 @@ export function startExec(
     if (execCgroup !== undefined) removeCgroup(execCgroup);
   });
   return { done, kill };
-}
-
-/** Resolves once the pipe closed, or after 250 ms if a leftover background process holds it. */
-function drained(stream: Readable): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.closed || stream.destroyed) return resolve();
-    const timer = setTimeout(() => {
-      stream.destroy();
-      resolve();
-    }, 250);
-    stream.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

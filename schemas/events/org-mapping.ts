@@ -1,5 +1,6 @@
 import type { OrgEvent, Role, Scope } from '../../domain/orgs/events.ts';
 import { roles, scopes } from '../../domain/orgs/events.ts';
+import { text, type Wire, whole } from './wire.ts';
 
 // OrgEvent (domain) <-> orrery.org.v1.OrgEvent (protobuf, camelCase as protobufjs reads it).
 // Roles travel by enum name; a time other than the envelope's travels as int64 milliseconds.
@@ -64,9 +65,6 @@ export function orgEventToWire(event: OrgEvent): Record<string, unknown> {
   }
 }
 
-type Wire = Record<string, unknown>;
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const whole = (value: unknown) => Number(value ?? 0);
 const isScope = (value: unknown): value is Scope => scopes.includes(value as Scope);
 const roleOf = (wire: unknown): Role | undefined => roles.find((role) => roleNames[role] === wire);
 

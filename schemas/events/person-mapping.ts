@@ -1,4 +1,5 @@
 import type { PersonEvent } from '../../domain/people/events.ts';
+import { text, type Wire, whole } from './wire.ts';
 
 // PersonEvent (domain) <-> orrery.person.v1.PersonEvent (protobuf, camelCase as protobufjs reads it).
 
@@ -21,10 +22,6 @@ export function personEventToWire(event: PersonEvent): Record<string, unknown> {
     }
   }
 }
-
-type Wire = Record<string, unknown>;
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const whole = (value: unknown) => Number(value ?? 0);
 
 /** Decoded values come from `decodeValue` (oneofs set, longs as strings). Unknown kinds: undefined. */
 export function personEventFromWire(wire: Wire): PersonEvent | undefined {

@@ -1,5 +1,6 @@
 import { type Actor, type OutputStream, outputStreams, type RunEvent } from '../../domain/runs/events.ts';
 import { type SandboxSize, sandboxSizes } from '../../domain/sandboxes/events.ts';
+import { text, type Wire, whole } from './wire.ts';
 
 // RunEvent (domain) <-> orrery.run.v1.RunEvent (protobuf, camelCase as protobufjs reads it).
 // Sizes and streams travel by name; an actor is a key id (with its person, or none) or a person.
@@ -63,10 +64,6 @@ export function runEventToWire(event: RunEvent): Record<string, unknown> {
     }
   }
 }
-
-type Wire = Record<string, unknown>;
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-const whole = (value: unknown) => Number(value ?? 0);
 
 function actorOf(wire: unknown): Actor | undefined {
   const actor = (wire ?? {}) as Wire;

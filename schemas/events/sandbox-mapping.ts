@@ -6,6 +6,7 @@ import {
   sandboxSizes,
   stopReasons,
 } from '../../domain/sandboxes/events.ts';
+import { text, type Wire, whole } from './wire.ts';
 
 // SandboxEvent (domain) <-> orrery.sandbox.v1.SandboxEvent (protobuf, camelCase as protobufjs
 // reads it). Enums travel by name; `null` strings travel as empty ones (an empty name, key or
@@ -81,10 +82,7 @@ export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown>
   }
 }
 
-type Wire = Record<string, unknown>;
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
 const orNull = (value: unknown) => text(value) || null;
-const whole = (value: unknown) => Number(value ?? 0);
 
 function byName<T extends string>(
   names: Record<T, string>,

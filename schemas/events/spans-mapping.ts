@@ -1,10 +1,9 @@
 import type { PublishedSpan, SpanEvent } from '../../domain/tracing/events.ts';
 import { type SpanKind, spanKinds } from '../../domain/tracing/span.ts';
+import { text, type Wire } from './wire.ts';
 
 // SpanEvent (domain) <-> orrery.spans.v1.SpanEvent (protobuf, camelCase as protobufjs reads it).
 // Optional fields are absent when null, so a missing model is not confused with an empty one.
-
-type Wire = Record<string, unknown>;
 
 /**
  * Built as one object literal with every field, the optional ones undefined when null (protobufjs
@@ -66,7 +65,6 @@ export function spanEventToWire(event: SpanEvent): Wire {
   };
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
 const optionalText = (wire: Wire, key: string) =>
   typeof wire[key] === 'string' && key in wire ? (wire[key] as string) : null;
 const optionalCount = (wire: Wire, key: string) =>

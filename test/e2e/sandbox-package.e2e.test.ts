@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProgram } from '../harness/programs.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../int/sandboxes/given.ts';
 
 // `@orrery/sandbox` as a user gets it (issue 14): `npm pack` (which builds it), installed into an
@@ -16,19 +15,13 @@ const consumer = mkdtempSync(join(tmpdir(), 'orrery-package-user-'));
 let api: SandboxApi;
 let baseUrl: string;
 
-/** Runs a program to its end without blocking: the API answering the script is in this process. */
-async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  try {
-    return (await promisify(execFile)(command, args, { cwd, env: { ...process.env, ...env } })).stdout;
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed:\n${stdout}\n${stderr}`);
-  }
-}
-
 beforeAll(async () => {
   const packed = JSON.parse(
-    await run('npm', ['pack', '--json', '--pack-destination', consumer], join(repo, 'packages/sandbox')),
+    await runProgram(
+      'npm',
+      ['pack', '--json', '--pack-destination', consumer],
+      join(repo, 'packages/sandbox'),
+    ),
   ) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const tarball = packed[0]!;
   // Only the build, its license and readme are published: no sources, tests or examples.
@@ -39,7 +32,7 @@ beforeAll(async () => {
     join(consumer, 'package.json'),
     JSON.stringify({ name: 'user', private: true, type: 'module' }),
   );
-  await run(
+  await runProgram(
     'npm',
     [
       'install',
@@ -69,7 +62,7 @@ afterAll(async () => {
 
 describe('the packed package in a fresh project', () => {
   it('imports every entry point and drives a sandbox', async () => {
-    const output = await run('node', ['drive.mjs'], consumer, {
+    const output = await runProgram('node', ['drive.mjs'], consumer, {
       ORRERY_API_KEY: api.key,
       ORRERY_BASE_URL: baseUrl,
     });
@@ -101,6 +94,6 @@ describe('the packed package in a fresh project', () => {
       files: ['consumer.ts'],
     };
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify(tsconfig));
-    await run(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], consumer);
+    await runProgram(join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], consumer);
   }, 60_000);
 });

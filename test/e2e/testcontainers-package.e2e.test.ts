@@ -1,13 +1,13 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, ensureEngine, testcontainersEnvironment } from '../../infra/containers/engine.ts';
 import { ensureImages } from '../../infra/containers/images.ts';
 import { buildPartImages } from '../../infra/containers/parts.ts';
 import { config } from '../../platform/config.ts';
+import { runProgram } from '../harness/programs.ts';
 
 // `@orrery/testcontainers` as a user gets it (issue 17, item 3): `npm pack` (which builds it),
 // installed into an empty project outside the repository, and a user's test there that starts
@@ -18,21 +18,12 @@ const consumer = mkdtempSync(join(tmpdir(), 'orrery-testcontainers-user-'));
 const log = (line: string) => process.stderr.write(`[containers] ${line}\n`);
 let engine: Engine;
 
-async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  try {
-    return (await promisify(execFile)(command, args, { cwd, env: { ...process.env, ...env } })).stdout;
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed:\n${stdout}\n${stderr}`);
-  }
-}
-
 beforeAll(async () => {
   engine = await ensureEngine(config(), log);
   await ensureImages(engine, log);
   await buildPartImages(engine, config(), log);
   const packed = JSON.parse(
-    await run(
+    await runProgram(
       'npm',
       ['pack', '--json', '--pack-destination', consumer],
       join(repo, 'packages/testcontainers'),
@@ -47,7 +38,7 @@ beforeAll(async () => {
     join(consumer, 'package.json'),
     JSON.stringify({ name: 'user', private: true, type: 'module' }),
   );
-  await run(
+  await runProgram(
     'npm',
     ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball.filename}`],
     consumer,
@@ -66,7 +57,7 @@ describe('the packed @orrery/testcontainers in a fresh project', () => {
   it("runs a user's test: Orrery started, a trace sent and read back, everything stopped", async () => {
     const started = Date.now();
     // What the module's README tells a podman user to set.
-    const output = await run('node', ['user-test.mjs'], consumer, testcontainersEnvironment(engine));
+    const output = await runProgram('node', ['user-test.mjs'], consumer, testcontainersEnvironment(engine));
     log(`the user's test took ${((Date.now() - started) / 1000).toFixed(1)} s`);
     expect(JSON.parse(output)).toEqual({
       status: 200,
