@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { hardwareMicrodollarsPerSecond } from '../../domain/billing/price.ts';
+import { centsOfMicrodollars, hardwareMicrodollarsPerSecond } from '../../domain/billing/price.ts';
 import { type Actor, outputStreams } from '../../domain/runs/events.ts';
 import { costMicrodollars, meteredSeconds, type Run, runStatuses } from '../../domain/runs/run.ts';
 import { sandboxSizes } from '../../domain/sandboxes/events.ts';
-import { cents } from './catalog.ts';
 
 // The answers of the run routes, as zod schemas (they document the routes in /openapi.json) and
 // the functions that write them. Every answer is `{ data: ... }`, except the output (NDJSON).
@@ -57,10 +56,10 @@ export function runData(run: Run, now: Date): z.output<typeof runObject> {
     command: run.command,
     env_names: run.envNames,
     files: run.files.map((file) => ({ path: file.path, size_bytes: file.sizeBytes })),
-    ceiling_cents: cents(run.ceilingMicrodollars),
-    cost_cents: cents(costMicrodollars(run, now)),
+    ceiling_cents: centsOfMicrodollars(run.ceilingMicrodollars),
+    cost_cents: centsOfMicrodollars(costMicrodollars(run, now)),
     billed_seconds: meteredSeconds(run, now),
-    price_per_second_cents: cents(hardwareMicrodollarsPerSecond[run.size]),
+    price_per_second_cents: centsOfMicrodollars(hardwareMicrodollarsPerSecond[run.size]),
     exit_code: run.exitCode,
     failure: run.failure,
     placed_by: actorData(run.placedBy),

@@ -1,6 +1,6 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { z } from 'zod';
-import { hardwareMicrodollarsPerSecond, microdollarsPerCent } from '../../domain/billing/price.ts';
+import { centsOfMicrodollars, hardwareMicrodollarsPerSecond } from '../../domain/billing/price.ts';
 import { minimumCeilingMicrodollars } from '../../domain/runs/decide.ts';
 import { type SandboxSize, sandboxSizes } from '../../domain/sandboxes/events.ts';
 import { sizeLimits } from '../../sandbox-runtime/limits.ts';
@@ -25,9 +25,6 @@ export function sizeAvailable(size: SandboxSize, host: Host): boolean {
   return limits.cpus <= host.cpus && limits.memoryMiB <= host.memoryMiB;
 }
 
-/** Micro-dollars as the wire's cents: exact to four places (`0.002`). */
-export const cents = (microdollars: number) => microdollars / microdollarsPerCent;
-
 export const catalogEntry = z.object({
   size: z.enum(sandboxSizes),
   cpus: z.number().int(),
@@ -48,9 +45,9 @@ export function catalog(host: Host): z.output<typeof catalogAnswer> {
         size,
         cpus: sizeLimits[size].cpus,
         memory_mib: sizeLimits[size].memoryMiB,
-        price_per_second_cents: cents(perSecond),
-        price_per_hour_cents: cents(perSecond * 3600),
-        minimum_ceiling_cents: cents(minimumCeilingMicrodollars(size)),
+        price_per_second_cents: centsOfMicrodollars(perSecond),
+        price_per_hour_cents: centsOfMicrodollars(perSecond * 3600),
+        minimum_ceiling_cents: centsOfMicrodollars(minimumCeilingMicrodollars(size)),
         available: sizeAvailable(size, host),
       };
     }),

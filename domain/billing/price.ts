@@ -19,6 +19,9 @@ export function dayPriceCents(inputTokens: number): number {
 /** Hardware is priced in micro-dollars (10,000 to the cent), so a second of the smallest size is a whole number. */
 export const microdollarsPerCent = 10_000;
 
+/** Micro-dollars as the wire's cents (`0.002` for 20), exact to four places. */
+export const centsOfMicrodollars = (microdollars: number) => microdollars / microdollarsPerCent;
+
 /**
  * Time on hardware (runs, issue 16), per second of each size: the one price table, listed by
  * `GET /api/catalog`. Twice the price for each step, as each step doubles cores and memory

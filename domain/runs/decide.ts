@@ -1,7 +1,7 @@
-import { hardwareMicrodollarsPerSecond, microdollarsPerCent } from '../billing/price.ts';
+import { centsOfMicrodollars, hardwareMicrodollarsPerSecond } from '../billing/price.ts';
 import type { SandboxSize } from '../sandboxes/events.ts';
 import { RunError } from './errors.ts';
-import type { Actor, OutputStream, RunEvent, WorkingFile } from './events.ts';
+import type { Actor, OutputStream, Placement, RunEvent } from './events.ts';
 import { checkResult } from './result.ts';
 import { ceilingSeconds, isActive, meteredSeconds, type Run, type RunState } from './run.ts';
 
@@ -23,20 +23,14 @@ interface CommandMeta {
 }
 
 export type RunCommand =
-  | (CommandMeta & {
-      type: 'PlaceRun';
-      name: string;
-      size: SandboxSize;
-      command: string;
-      envNames: string[];
-      files: WorkingFile[];
-      ceilingMicrodollars: number;
-      placedBy: Actor;
-      /** The org's balance is above zero (domain/billing/balance.ts, read by the API). */
-      hasCredit: boolean;
-      /** This deployment's hosts can hold the size (the catalog's `available`). */
-      sizeAvailable: boolean;
-    })
+  | (CommandMeta &
+      Placement & {
+        type: 'PlaceRun';
+        /** The org's balance is above zero (domain/billing/balance.ts, read by the API). */
+        hasCredit: boolean;
+        /** This deployment's hosts can hold the size (the catalog's `available`). */
+        sizeAvailable: boolean;
+      })
   | (CommandMeta & { type: 'ReportStarted' })
   | (CommandMeta & { type: 'AppendOutput'; stream: OutputStream; text: string })
   | (CommandMeta & { type: 'StoreResult'; contents: Uint8Array })
@@ -78,11 +72,6 @@ export function minimumCeilingMicrodollars(size: SandboxSize): number {
   return hardwareMicrodollarsPerSecond[size];
 }
 
-/** `0.002` for 20 micro-dollars: the wire's cents, exact to four places. */
-export function centsText(microdollars: number): string {
-  return String(microdollars / microdollarsPerCent);
-}
-
 /** A placement decided twice for the same id (a retried command) decides nothing the second time. */
 const place: Decision<'PlaceRun'> = (command, state) => {
   if (state) return [];
@@ -96,7 +85,7 @@ const place: Decision<'PlaceRun'> = (command, state) => {
   if (command.ceilingMicrodollars < minimum)
     throw new RunError('invalid_request', {
       param: 'ceiling_cents',
-      message: `Invalid \`ceiling_cents\`: a run of size \`${command.size}\` needs a ceiling of at least ${centsText(minimum)} cents, one second of it.`,
+      message: `Invalid \`ceiling_cents\`: a run of size \`${command.size}\` needs a ceiling of at least ${centsOfMicrodollars(minimum)} cents, one second of it.`,
     });
   const { name, size, command: text, envNames, files, ceilingMicrodollars, placedBy } = command;
   return [

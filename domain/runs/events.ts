@@ -36,6 +36,18 @@ export interface WorkingFile {
   sizeBytes: number;
 }
 
+/** What a run is asked to be: the command placing it, its `RunPlaced`, and its state all carry it. */
+export interface Placement {
+  name: string;
+  size: SandboxSize;
+  command: string;
+  /** Names only: values may be secrets (see above). */
+  envNames: string[];
+  files: WorkingFile[];
+  ceilingMicrodollars: number;
+  placedBy: Actor;
+}
+
 interface EventBase {
   eventId: string;
   runId: string;
@@ -44,17 +56,7 @@ interface EventBase {
 }
 
 export type RunEvent =
-  | (EventBase & {
-      type: 'RunPlaced';
-      name: string;
-      size: SandboxSize;
-      command: string;
-      /** Names only: values may be secrets (see above). */
-      envNames: string[];
-      files: WorkingFile[];
-      ceilingMicrodollars: number;
-      placedBy: Actor;
-    })
+  | (EventBase & Placement & { type: 'RunPlaced' })
   | (EventBase & { type: 'RunStarted' })
   | (EventBase & { type: 'RunOutputAppended'; stream: OutputStream; seq: number; text: string })
   | (EventBase & { type: 'RunMetered'; meteredSeconds: number })

@@ -1,6 +1,5 @@
 import { hardwareMicrodollars, hardwareMicrodollarsPerSecond } from '../billing/price.ts';
-import type { SandboxSize } from '../sandboxes/events.ts';
-import type { Actor, OutputStream, RunEvent, WorkingFile } from './events.ts';
+import type { Actor, OutputStream, Placement, RunEvent } from './events.ts';
 
 // A run as the decider sees it: folded from its events by `evolve`, the one function the Postgres
 // projection, the runner and the tests share (DESIGN, "The same pure function").
@@ -33,17 +32,10 @@ export function isActive(status: RunStatus): boolean {
   return (activeStatuses as readonly RunStatus[]).includes(status);
 }
 
-export interface Run {
+export interface Run extends Placement {
   id: string;
   orgId: string;
-  name: string;
   status: RunStatus;
-  size: SandboxSize;
-  command: string;
-  envNames: string[];
-  files: WorkingFile[];
-  ceilingMicrodollars: number;
-  placedBy: Actor;
   placedAt: Date;
   startedAt: Date | null;
   endedAt: Date | null;
@@ -134,8 +126,8 @@ function placed(event: Extract<RunEvent, { type: 'RunPlaced' }>): Run {
   return {
     id: event.runId,
     orgId: event.orgId,
-    name: event.name,
     status: 'placed',
+    name: event.name,
     size: event.size,
     command: event.command,
     envNames: event.envNames,

@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runProgram } from '../harness/programs.ts';
+import { installPacked, runProgram } from '../harness/programs.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../int/sandboxes/given.ts';
 
 // `@orrery/sandbox` as a user gets it (issue 14): `npm pack` (which builds it), installed into an
@@ -16,38 +16,15 @@ let api: SandboxApi;
 let baseUrl: string;
 
 beforeAll(async () => {
-  const packed = JSON.parse(
-    await runProgram(
-      'npm',
-      ['pack', '--json', '--pack-destination', consumer],
-      join(repo, 'packages/sandbox'),
-    ),
-  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const tarball = packed[0]!;
+  const published = await installPacked(join(repo, 'packages/sandbox'), consumer, [
+    'ai@7',
+    'zod@4',
+    'react@19',
+    '@anthropic-ai/sdk@1',
+    'openai@7',
+  ]);
   // Only the build, its license and readme are published: no sources, tests or examples.
-  expect(tarball.files.every(({ path }) => /^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(path))).toBe(
-    true,
-  );
-  writeFileSync(
-    join(consumer, 'package.json'),
-    JSON.stringify({ name: 'user', private: true, type: 'module' }),
-  );
-  await runProgram(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      `./${tarball.filename}`,
-      'ai@7',
-      'zod@4',
-      'react@19',
-      '@anthropic-ai/sdk@1',
-      'openai@7',
-    ],
-    consumer,
-  );
+  expect(published.every((path) => /^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(path))).toBe(true);
   for (const file of ['drive.mjs', 'consumer.ts']) {
     copyFileSync(join(import.meta.dirname, 'sandbox-package', file), join(consumer, file));
   }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { type Engine, ensureEngine, testcontainersEnvironment } from '../../infr
 import { ensureImages } from '../../infra/containers/images.ts';
 import { buildPartImages } from '../../infra/containers/parts.ts';
 import { config } from '../../platform/config.ts';
-import { runProgram } from '../harness/programs.ts';
+import { installPacked, runProgram } from '../harness/programs.ts';
 
 // `@orrery/testcontainers` as a user gets it (issue 17, item 3): `npm pack` (which builds it),
 // installed into an empty project outside the repository, and a user's test there that starts
@@ -22,27 +22,9 @@ beforeAll(async () => {
   engine = await ensureEngine(config(), log);
   await ensureImages(engine, log);
   await buildPartImages(engine, config(), log);
-  const packed = JSON.parse(
-    await runProgram(
-      'npm',
-      ['pack', '--json', '--pack-destination', consumer],
-      join(repo, 'packages/testcontainers'),
-    ),
-  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const tarball = packed[0]!;
+  const published = await installPacked(join(repo, 'packages/testcontainers'), consumer);
   // Only the build, its license and readme are published.
-  expect(tarball.files.every(({ path }) => /^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(path))).toBe(
-    true,
-  );
-  writeFileSync(
-    join(consumer, 'package.json'),
-    JSON.stringify({ name: 'user', private: true, type: 'module' }),
-  );
-  await runProgram(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball.filename}`],
-    consumer,
-  );
+  expect(published.every((path) => /^(dist\/|LICENSE$|README\.md$|package\.json$)/.test(path))).toBe(true);
   copyFileSync(
     join(import.meta.dirname, 'testcontainers-package', 'user-test.mjs'),
     join(consumer, 'user-test.mjs'),
