@@ -20,9 +20,9 @@ type Task =
 const maxGroupSpans = 20_000;
 
 /**
- * Groups of one org between their ledger read and their recording at most: enough to keep
- * Kafka busy while the ledger reads and records, few enough that waiting requests still gather
- * into large groups.
+ * Groups of one org between their ledger read and their recording at most. One group is read and
+ * decided at a time (requests arriving meanwhile gather into the next), while the groups decided
+ * before it are published and recorded.
  */
 const maxGroupsInFlight = 3;
 
@@ -60,7 +60,11 @@ export class AdmissionQueue {
   private enqueue(orgId: string, task: Task): void {
     let line = this.lines.get(orgId);
     if (!line) {
-      line = { tasks: [], admissions: new OrgAdmissions(this.deps, orgId), deleting: false };
+      line = {
+        tasks: [],
+        admissions: new OrgAdmissions(this.deps, orgId, () => this.advance(orgId, line!)),
+        deleting: false,
+      };
       this.lines.set(orgId, line);
     }
     line.tasks.push(task);
@@ -83,7 +87,7 @@ export class AdmissionQueue {
           });
         return;
       }
-      if (line.admissions.inFlight >= maxGroupsInFlight) return;
+      if (line.admissions.deciding || line.admissions.inFlight >= maxGroupsInFlight) return;
       const group = this.takeGroup(line);
       line.admissions
         .admit(group.map((task) => task.spans))

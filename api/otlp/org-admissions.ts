@@ -1,10 +1,4 @@
-import {
-  type Admission,
-  decideAdmission,
-  factsAfter,
-  type LedgerFacts,
-  withAccepted,
-} from '../../domain/tracing/admission.ts';
+import { type Admission, decideAdmission, factsAfter, withAccepted } from '../../domain/tracing/admission.ts';
 import type { PublishedSpan } from '../../domain/tracing/events.ts';
 import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
 import { publishSpanEvents } from '../../producers/spans.ts';
@@ -48,6 +42,11 @@ const ignore = () => undefined;
 export class OrgAdmissions {
   /** Groups formed and not yet finished: the caller forms no more than it allows. */
   inFlight = 0;
+  /**
+   * Whether a group is reading the ledger or being decided: the caller forms the next group only
+   * once it is decided, so requests arriving meanwhile gather into one group.
+   */
+  deciding = false;
   /** Advanced by a failure: groups of an older generation were decided against it and fail. */
   private generation = 0;
   /** The lease as taken (or being taken) in the ledger line; undefined once given back. */
@@ -61,6 +60,8 @@ export class OrgAdmissions {
   constructor(
     private readonly deps: IngestDeps,
     private readonly orgId: string,
+    /** Called when a group has been decided (or failed before): the next may be formed. */
+    private readonly onDecided: () => void = ignore,
   ) {}
 
   /** Runs a ledger statement after every statement enqueued before it. */
@@ -73,6 +74,7 @@ export class OrgAdmissions {
   /** Admits one group of requests in arrival order; one verdict or error per request. */
   admit(requests: PendingSpans[]): Promise<(Admission | Error)[]> {
     this.inFlight += 1;
+    this.deciding = true;
     return this.run(requests).finally(() => {
       this.inFlight -= 1;
     });
@@ -109,6 +111,7 @@ export class OrgAdmissions {
     this.lastFinished = finished.promise;
 
     let failure: unknown;
+    let deciding = true;
     let admissions: (Admission | Error)[] = [];
     let accepted: PublishedSpan[] = [];
     const marks = { formed, read: formed, decided: formed, published: formed };
@@ -119,6 +122,8 @@ export class OrgAdmissions {
       marks.read = performance.now();
       ({ admissions, accepted } = this.decide(normalized, ledger, earlier, earlierAccepted, now, month));
       decided.resolve(accepted);
+      deciding = false;
+      this.decidedOne();
       marks.decided = performance.now();
       if (accepted.length > 0) {
         const firstReceived = new Map(ledger.traceFirstReceived);
@@ -132,6 +137,7 @@ export class OrgAdmissions {
     } catch (error) {
       failure = error;
       decided.reject(error);
+      if (deciding) this.decidedOne();
     }
 
     // In the order formed: each group is recorded, or fails, after the one before it.
@@ -170,6 +176,11 @@ export class OrgAdmissions {
     return admissions;
   }
 
+  private decidedOne(): void {
+    this.deciding = false;
+    this.onDecided();
+  }
+
   /** Each request decided against the ledger, the earlier groups' spans and the requests before it. */
   private decide(
     normalized: (PublishedSpan[] | Error)[],
@@ -179,10 +190,11 @@ export class OrgAdmissions {
     now: Date,
     month: string,
   ): { admissions: (Admission | Error)[]; accepted: PublishedSpan[] } {
-    let facts: LedgerFacts = earlier.reduce(
-      (sum, g, index) => withAccepted(sum, earlierAccepted[index]!, g.month === month),
-      ledger as LedgerFacts,
-    );
+    // One copy of the ledger's facts for all earlier groups; a group of the month before (the
+    // month turned meanwhile) counts only for duplicates and traces.
+    const ofMonth = (inMonth: boolean) =>
+      earlier.flatMap((g, index) => ((g.month === month) === inMonth ? earlierAccepted[index]! : []));
+    let facts = withAccepted(withAccepted(ledger, ofMonth(true)), ofMonth(false), false);
     const accepted: PublishedSpan[] = [];
     const admissions = normalized.map((spans) => {
       if (spans instanceof Error) return spans;
