@@ -80,6 +80,16 @@ describe('infra/compose.yaml', () => {
       'the API to be ready',
     );
     log(`the API ready ${seconds(started)} after \`up\``);
+    // Each health check passes in these images too (podman runs them only when asked, without systemd).
+    for (const service of ['postgres', 'clickhouse', 'kafka', 'registry', 'api', 'consumers', 'jobs'])
+      await eventually(
+        () =>
+          run('podman', ['healthcheck', 'run', `${project}_${service}_1`])
+            .then(() => true)
+            .catch(() => undefined),
+        30_000,
+        `${service}'s health check`,
+      );
 
     const { orgId } = await admin('org', 'create', '--name', 'Compose');
     await admin('tracing', 'enable', '--org', orgId);
