@@ -93,6 +93,8 @@ const pythonPackages = [
   // Schemathesis (`st`): test/int/http/schemathesis.int.test.ts runs it over /openapi.json, so
   // every status a route answers, and every answer's body, is what the document says.
   { requirement: 'schemathesis==4.32.5', deps: true },
+  // podman-compose: test/int/containers/compose.int.test.ts brings infra/compose.yaml up on podman.
+  { requirement: 'podman-compose==1.6.0', deps: true },
 ];
 const pythonStamp = join(venv, '.orrery-installed');
 const pythonWanted = JSON.stringify(pythonPackages);

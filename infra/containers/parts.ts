@@ -1,7 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../platform/config.ts';
-import { serverConfig, usersConfig } from '../stack/clickhouse.ts';
 import { fetchKafkaLibs, kafkaVersion } from '../stack/kafka.ts';
 import { registryComponent, registryVersion } from '../stack/registry.ts';
 import type { Engine } from './engine.ts';
@@ -10,7 +8,9 @@ import { buildImage } from './images.ts';
 // The stack's parts as images, for machines where no registry serves the official ones (issue 17):
 // built on the Debian base (images.ts) from Debian's packages (Postgres, ClickHouse, Java) and the
 // Maven Central jars the local stack has fetched (Kafka, Apicurio). Each listens on every
-// interface of its container, at its usual port, and finds the others by their network aliases.
+// interface of its container, at its usual port, and finds the others by their network aliases;
+// each is configured as the part's official image is (the entry scripts in parts/), so one
+// configuration serves both (packages/testcontainers/src/configuration.ts).
 
 export interface StackPart {
   name: 'postgres' | 'clickhouse' | 'kafka' | 'registry';
@@ -52,7 +52,6 @@ export async function buildPartImages(
       file: join(partsDir, 'clickhouse.Containerfile'),
       image: stackParts.clickhouse.image,
       context: partsDir,
-      contexts: { settings: clickhouseSettings(config) },
     }),
   );
   await timed('kafka', () =>
@@ -74,25 +73,6 @@ export async function buildPartImages(
     }),
   );
   return timings;
-}
-
-/** ClickHouse's settings as the local stack writes them, for a server in a container. */
-function clickhouseSettings(config: Config): string {
-  const dir = join(config.stackDir, 'containers', 'clickhouse-settings');
-  mkdirSync(dir, { recursive: true });
-  const home = '/var/lib/clickhouse';
-  writeFileSync(
-    join(dir, 'config.xml'),
-    serverConfig({
-      home,
-      httpPort: stackParts.clickhouse.port,
-      tcpPort: 9000,
-      logFile: '/var/log/clickhouse-server/clickhouse-server.log',
-      listenHost: '0.0.0.0',
-    }),
-  );
-  writeFileSync(join(dir, 'users.xml'), usersConfig(['::/0', '0.0.0.0/0']));
-  return dir;
 }
 
 /** Kafka's jars where the local stack keeps them, fetched from Maven Central if not yet there. */

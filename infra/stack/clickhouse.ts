@@ -54,25 +54,17 @@ export function clickhouseComponent(config: Config): Component {
   };
 }
 
-/** Where a server listens and keeps its files: the local stack's, or its container's (parts.ts). */
+/** Where the local stack's server listens and keeps its files. */
 export interface ClickHouseServerPlace {
   home: string;
   httpPort: number;
   tcpPort: number;
   logFile: string;
-  /** Loopback on the host; every interface in a container. */
-  listenHost?: string;
 }
 
 // Small caches and a per-query memory cap keep the server within a few hundred MB beside the
 // JVMs, the API and the tests on a 2-core machine.
-export function serverConfig({
-  home,
-  httpPort,
-  tcpPort,
-  logFile,
-  listenHost = '127.0.0.1',
-}: ClickHouseServerPlace): string {
+export function serverConfig({ home, httpPort, tcpPort, logFile }: ClickHouseServerPlace): string {
   return `<?xml version="1.0"?>
 <yandex>
   <logger>
@@ -84,7 +76,7 @@ export function serverConfig({
   </logger>
   <http_port>${httpPort}</http_port>
   <tcp_port>${tcpPort}</tcp_port>
-  <listen_host>${listenHost}</listen_host>
+  <listen_host>127.0.0.1</listen_host>
   <max_connections>1024</max_connections>
   <keep_alive_timeout>10</keep_alive_timeout>
   <max_concurrent_queries>100</max_concurrent_queries>
@@ -106,7 +98,7 @@ export function serverConfig({
 `;
 }
 
-/** The `default` user without password, from loopback only unless `networks` says more. */
+/** The `default` user without password, from loopback only. */
 export const usersConfig = (networks = ['127.0.0.1', '::1']) => `<?xml version="1.0"?>
 <yandex>
   <profiles>

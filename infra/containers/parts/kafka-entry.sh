@@ -1,46 +1,47 @@
 #!/bin/sh
-# Apache Kafka, one node in KRaft mode (broker and controller), plaintext: clients on the
-# container network reach it as ${KAFKA_ADVERTISED_HOST:-kafka}:9092. With KAFKA_HOST_ADDRESS
-# (host:port, where port 9094 of the container is published on the host), clients on the host
-# reach it there too: a broker hands out the address of the listener a client came in on.
-# Storage formatted on first start.
+# Apache Kafka configured as the apache/kafka image configures it (its docker/resources scripts):
+# that image's defaults for what is unset (configureDefaults), then every KAFKA_* variable but the
+# JVM's is a line of server.properties, named as its utility.go names it: KAFKA_ dropped, `_` between
+# letters → `.`, `___` → `-`, `__` → `_`, lower case (KAFKA_LOG_DIRS → log.dirs). Storage is
+# formatted with CLUSTER_ID on first start. `kafka-entry.sh properties` prints the file instead
+# (test/unit/infra/part-images.unit.test.ts).
 set -euf
-host="${KAFKA_ADVERTISED_HOST:-kafka}"
-listeners="PLAINTEXT://0.0.0.0:9092,CONTROLLER://127.0.0.1:9093"
-advertised="PLAINTEXT://${host}:9092"
-protocols="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
-if [ -n "${KAFKA_HOST_ADDRESS:-}" ]; then
-  listeners="${listeners},HOST://0.0.0.0:9094"
-  advertised="${advertised},HOST://${KAFKA_HOST_ADDRESS}"
-  protocols="${protocols},HOST:PLAINTEXT"
+: "${CLUSTER_ID:=5L6g3nShT-eMCtK--X86sw}"
+export KAFKA_NODE_ID="${KAFKA_NODE_ID:-1}" \
+  KAFKA_LISTENER_SECURITY_PROTOCOL_MAP="${KAFKA_LISTENER_SECURITY_PROTOCOL_MAP:-CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,PLAINTEXT_HOST:PLAINTEXT}" \
+  KAFKA_LISTENERS="${KAFKA_LISTENERS:-PLAINTEXT://localhost:29092,CONTROLLER://localhost:29093,PLAINTEXT_HOST://0.0.0.0:9092}" \
+  KAFKA_ADVERTISED_LISTENERS="${KAFKA_ADVERTISED_LISTENERS:-PLAINTEXT://localhost:29092,PLAINTEXT_HOST://localhost:9092}" \
+  KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR="${KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR:-1}" \
+  KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS="${KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS:-0}" \
+  KAFKA_TRANSACTION_STATE_LOG_MIN_ISR="${KAFKA_TRANSACTION_STATE_LOG_MIN_ISR:-1}" \
+  KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR="${KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR:-1}" \
+  KAFKA_PROCESS_ROLES="${KAFKA_PROCESS_ROLES:-broker,controller}" \
+  KAFKA_CONTROLLER_QUORUM_VOTERS="${KAFKA_CONTROLLER_QUORUM_VOTERS:-1@localhost:29093}" \
+  KAFKA_INTER_BROKER_LISTENER_NAME="${KAFKA_INTER_BROKER_LISTENER_NAME:-PLAINTEXT}" \
+  KAFKA_CONTROLLER_LISTENER_NAMES="${KAFKA_CONTROLLER_LISTENER_NAMES:-CONTROLLER}" \
+  KAFKA_LOG_DIRS="${KAFKA_LOG_DIRS:-/tmp/kraft-combined-logs}"
+
+properties() {
+  env | grep '^KAFKA_[A-Z0-9_]*=' | while IFS='=' read -r name value; do
+    # That image's list of variables that are not properties (kafka-propertiesSpec.json), as it is:
+    # KAFKA_HEAP_OPT, not KAFKA_HEAP_OPTS, which so becomes a `heap.opts` line Kafka ignores.
+    case "$name" in
+      KAFKA_VERSION | KAFKA_HEAP_OPT | KAFKA_LOG4J_OPTS | KAFKA_OPTS | KAFKA_JMX_OPTS | KAFKA_JVM_PERFORMANCE_OPTS | \
+        KAFKA_GC_LOG_OPTS | KAFKA_LOG4J_ROOT_LOGLEVEL | KAFKA_LOG4J_LOGGERS | KAFKA_TOOLS_LOG4J_LOGLEVEL) continue ;;
+    esac
+    key=$(printf '%s' "${name#KAFKA_}" | sed -E 's/([^_])_([^_])/\1.\2/g; s/___/-/g; s/__/_/g' | tr 'A-Z' 'a-z')
+    printf '%s=%s\n' "$key" "$value"
+  done | sort
+}
+
+if [ "${1:-}" = properties ]; then
+  properties
+  exit 0
 fi
-cat > /data/server.properties <<PROPERTIES
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:9093
-listeners=${listeners}
-advertised.listeners=${advertised}
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=${protocols}
-log.dirs=/data/log
-num.partitions=1
-auto.create.topics.enable=false
-default.replication.factor=1
-min.insync.replicas=1
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=4
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-message.max.bytes=16777216
-replica.fetch.max.bytes=16777216
-PROPERTIES
+properties >/data/server.properties
 # Warnings to the container's log, and the line that says the node serves (testcontainers waits
 # for "Kafka Server started").
-cat > /data/log4j2.properties <<LOG4J
+cat >/data/log4j2.properties <<LOG4J
 status = warn
 appender.console.type = Console
 appender.console.name = console
@@ -51,8 +52,8 @@ rootLogger.appenderRef.console.ref = console
 logger.started.name = kafka.server.KafkaRaftServer
 logger.started.level = INFO
 LOG4J
-java="java -Dlog4j2.configurationFile=/data/log4j2.properties -Xms128m -Xmx${KAFKA_HEAP_MB:-512}m -cp /app/*"
-if [ ! -f /data/log/meta.properties ]; then
-  $java kafka.tools.StorageTool format -t "$($java kafka.tools.StorageTool random-uuid)" -c /data/server.properties >/dev/null
+java="java -Dlog4j2.configurationFile=/data/log4j2.properties ${KAFKA_HEAP_OPTS:--Xmx1G -Xms1G} -cp /app/*"
+if [ ! -f "$KAFKA_LOG_DIRS/meta.properties" ]; then
+  $java kafka.tools.StorageTool format --cluster-id "$CLUSTER_ID" -c /data/server.properties >/dev/null
 fi
 exec $java -XX:+UseG1GC kafka.Kafka /data/server.properties

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GenericContainer, Network, type StartedNetwork, Wait } from 'testcontainers';
 import { removeRun, runLabel } from './cleanup.js';
 import { allScopes, type Scope } from './scopes.js';
-import { localImages, type StackImages, stackEnvironment, startStack } from './stack.js';
+import { defaultImages, type StackImages, stackEnvironment, startStack } from './stack.js';
 import { StartedOrrery } from './started-orrery.js';
 
 // `new OrreryContainer().start()`: Orrery and its stack on one network of their own, as a
@@ -12,14 +12,18 @@ import { StartedOrrery } from './started-orrery.js';
 const apiPort = 8080;
 
 export class OrreryContainer {
-  private images: StackImages = { ...localImages };
+  private images: Partial<StackImages> = {};
   private readonly environment: Record<string, string> = {};
   private readonly keys: Record<string, readonly Scope[]> = {};
   private orgName = 'Test Org';
   private creditCents = 0;
   private tracing = true;
 
-  /** Images other than the locally built ones (the official images of each part, say). */
+  /**
+   * Images in place of the default set (`officialImages` or `localImages`, or any image that
+   * reads the same configuration). By default: the local part images when the engine has them,
+   * else the official ones.
+   */
   withImages(images: Partial<StackImages>): this {
     this.images = { ...this.images, ...images };
     return this;
@@ -61,30 +65,37 @@ export class OrreryContainer {
   }
 
   async start(): Promise<StartedOrrery> {
+    const images = { ...(await defaultImages()), ...this.images };
     const runId = randomUUID();
     const network = await new Network().start();
     try {
-      const stack = await startStack(this.images, network, runId);
+      const stack = await startStack(images, network, runId);
       const environment = {
         ...stackEnvironment,
         ORRERY_DEFAULT_MODEL: 'off',
         ORRERY_LOG_LEVEL: 'warn',
         ...this.environment,
       };
-      const provisioned = await this.process('provision', environment, network, runId)
+      const provisioned = await this.process(images.orrery, 'provision', environment, network, runId)
         .withWaitStrategy(Wait.forOneShotStartup())
         .start();
       await provisioned.stop();
       const [api, consumers, jobs] = await Promise.all([
-        this.process('api', { ...environment, ORRERY_API_PORT: String(apiPort) }, network, runId)
+        this.process(
+          images.orrery,
+          'api',
+          { ...environment, ORRERY_API_PORT: String(apiPort) },
+          network,
+          runId,
+        )
           .withExposedPorts(apiPort)
           .withWaitStrategy(Wait.forHttp('/readyz', apiPort))
           .start(),
-        this.process('consumers', environment, network, runId)
+        this.process(images.orrery, 'consumers', environment, network, runId)
           .withExposedPorts(8090)
           .withWaitStrategy(Wait.forHttp('/readyz', 8090))
           .start(),
-        this.process('jobs', environment, network, runId)
+        this.process(images.orrery, 'jobs', environment, network, runId)
           .withExposedPorts(8091)
           .withWaitStrategy(Wait.forHttp('/readyz', 8091))
           .start(),
@@ -109,8 +120,14 @@ export class OrreryContainer {
     }
   }
 
-  private process(name: string, environment: Record<string, string>, network: StartedNetwork, runId: string) {
-    return new GenericContainer(this.images.orrery)
+  private process(
+    image: string,
+    name: string,
+    environment: Record<string, string>,
+    network: StartedNetwork,
+    runId: string,
+  ) {
+    return new GenericContainer(image)
       .withLabels({ [runLabel]: runId })
       .withNetwork(network)
       .withNetworkAliases(`orrery-${name}`)

@@ -1,10 +1,24 @@
-import { GenericContainer, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
+import {
+  GenericContainer,
+  getContainerRuntimeClient,
+  ImageName,
+  type StartedNetwork,
+  type StartedTestContainer,
+  Wait,
+} from 'testcontainers';
 import { runLabel } from './cleanup.js';
+import {
+  clickhouseConfiguration,
+  kafkaConfiguration,
+  type PartConfiguration,
+  postgresConfiguration,
+  registryConfiguration,
+} from './configuration.js';
 
 // The stack Orrery runs on, one container per part on the caller's network, each found by the
-// others under its network alias. The images are the ones `npm run containers -- build` makes
-// from Debian's packages and Maven Central (no registry needed); any image that serves the same
-// port with the same settings can stand in (`OrreryContainer.withImages`).
+// others under its network alias. Either image set takes the same configuration
+// (configuration.ts): the parts' official images, or the ones `npm run containers -- build`
+// makes from Debian's packages and Maven Central for machines no registry serves.
 
 export interface StackImages {
   orrery: string;
@@ -14,13 +28,43 @@ export interface StackImages {
   registry: string;
 }
 
+/** Orrery has no published image: both sets run the one `npm run containers -- build` makes. */
+const orreryImage = 'localhost/orrery:dev';
+
+export const officialImages: StackImages = {
+  orrery: orreryImage,
+  postgres: 'postgres:17',
+  clickhouse: 'clickhouse/clickhouse-server:25.8',
+  kafka: 'apache/kafka:4.1.1',
+  registry: 'apicurio/apicurio-registry:3.0.9',
+};
+
 export const localImages: StackImages = {
-  orrery: 'localhost/orrery:dev',
+  orrery: orreryImage,
   postgres: 'localhost/orrery-postgres:15',
   clickhouse: 'localhost/orrery-clickhouse:18.16',
   kafka: 'localhost/orrery-kafka:4.1.1',
   registry: 'localhost/orrery-registry:3.0.9',
 };
+
+const parts = ['postgres', 'clickhouse', 'kafka', 'registry'] as const;
+
+/**
+ * The local part images when the engine has all four (someone built them, so no registry is
+ * needed), else the official ones, pulled on start.
+ */
+export function chooseImages(present: (image: string) => boolean): StackImages {
+  return parts.every((part) => present(localImages[part])) ? localImages : officialImages;
+}
+
+/** `chooseImages` against the engine testcontainers talks to. */
+export async function defaultImages(): Promise<StackImages> {
+  const client = await getContainerRuntimeClient();
+  const present = new Set<string>();
+  for (const part of parts)
+    if (await client.image.exists(ImageName.fromString(localImages[part]))) present.add(localImages[part]);
+  return chooseImages((image) => present.has(image));
+}
 
 /** Where the platform's processes reach the stack, inside the network (ORRERY_* variables). */
 export const stackEnvironment: Record<string, string> = {
@@ -39,17 +83,21 @@ export interface StartedStack {
 
 function part(
   image: string,
+  configuration: PartConfiguration,
   network: StartedNetwork,
   alias: string,
   port: number,
   runId: string,
 ): GenericContainer {
-  return new GenericContainer(image)
+  const container = new GenericContainer(image)
     .withLabels({ [runLabel]: runId })
     .withNetwork(network)
     .withNetworkAliases(alias)
     .withExposedPorts(port)
+    .withEnvironment(configuration.environment)
+    .withCopyContentToContainer(configuration.files ?? [])
     .withStartupTimeout(120_000);
+  return configuration.command ? container.withCommand(configuration.command) : container;
 }
 
 /** Postgres, ClickHouse and Kafka side by side, then Apicurio, whose storage is Postgres. */
@@ -67,22 +115,22 @@ export async function startStack(
   runId: string,
   options: StackOptions = {},
 ): Promise<StartedStack> {
-  const kafkaPart = part(images.kafka, network, 'kafka', 9092, runId);
+  const kafkaHostAddress =
+    options.kafkaHostPort === undefined ? undefined : `127.0.0.1:${options.kafkaHostPort}`;
+  const kafkaPart = part(images.kafka, kafkaConfiguration(kafkaHostAddress), network, 'kafka', 9092, runId);
   if (options.kafkaHostPort !== undefined)
-    kafkaPart
-      .withExposedPorts({ container: 9094, host: options.kafkaHostPort })
-      .withEnvironment({ KAFKA_HOST_ADDRESS: `127.0.0.1:${options.kafkaHostPort}` });
+    kafkaPart.withExposedPorts({ container: 9094, host: options.kafkaHostPort });
   const [postgres, clickhouse, kafka] = await Promise.all([
-    part(images.postgres, network, 'postgres', 5432, runId)
+    part(images.postgres, postgresConfiguration, network, 'postgres', 5432, runId)
       // Its first start makes the databases on a socket only; the port opens when it is ready.
       .withWaitStrategy(Wait.forListeningPorts())
       .start(),
-    part(images.clickhouse, network, 'clickhouse', 8123, runId)
+    part(images.clickhouse, clickhouseConfiguration, network, 'clickhouse', 8123, runId)
       .withWaitStrategy(Wait.forHttp('/ping', 8123))
       .start(),
     kafkaPart.withWaitStrategy(Wait.forLogMessage(/Kafka Server started/)).start(),
   ]);
-  const registry = await part(images.registry, network, 'registry', 8080, runId)
+  const registry = await part(images.registry, registryConfiguration, network, 'registry', 8080, runId)
     .withWaitStrategy(Wait.forHttp('/apis/ccompat/v7/subjects', 8080))
     .start();
   return { postgres, clickhouse, kafka, registry };

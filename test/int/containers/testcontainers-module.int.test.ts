@@ -54,7 +54,8 @@ describe('OrreryContainer', () => {
     expect(await me.json()).toMatchObject({
       data: { org: { id: orrery.org.id, tracing_enabled: true }, key: { name: 'ingest' } },
     });
-  });
+    // Seven containers on 2 cores: about 30 s alone, a minute beside another load (2026-11).
+  }, 180_000);
 
   it('takes a trace and shows it once the read model has it', async () => {
     // OTLP/JSON as a user's exporter sends it: one span, now.
