@@ -15,8 +15,6 @@ const thisProcess = `api-${randomUUID()}`;
 export interface Lease {
   readonly orgId: string;
   readonly holder: string;
-  /** How long the lease lasts from its taking or renewal unless given back. */
-  readonly ttlMs: number;
   /** Set by the statement that recorded the work and gave the lease back (ingest-ledger.ts). */
   givenBack: boolean;
 }
@@ -60,8 +58,7 @@ export class AdmissionLeases {
          RETURNING 1`,
         [orgId, this.holder, this.ttlMs],
       );
-      if ((taken.rowCount ?? 0) > 0)
-        return { orgId, holder: this.holder, ttlMs: this.ttlMs, givenBack: false };
+      if ((taken.rowCount ?? 0) > 0) return { orgId, holder: this.holder, givenBack: false };
       const waited = Date.now() - started;
       if (waited >= waitMs) throw new LeaseUnavailable(orgId, waited);
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt)));
@@ -92,14 +89,12 @@ export class AdmissionLeases {
 }
 
 /**
- * The SQL a recording statement starts with: a CTE `lease` that gives the lease back (or, with
- * `renewForMsParam`, keeps it that much longer, for the holder's next group) and yields a row only
- * if it was still held, for the statement's writes to depend on.
+ * The SQL a recording statement starts with: a CTE `lease` that gives the lease back and yields a
+ * row only if it was still held, for the statement's writes to depend on.
  */
-export const releaseLeaseCte = (orgParam: string, holderParam: string, renewForMsParam?: string) =>
+export const releaseLeaseCte = (orgParam: string, holderParam: string) =>
   `lease AS (
-     UPDATE admission_leases
-        SET expires_at = ${renewForMsParam ? `now() + make_interval(secs => ${renewForMsParam}::float8 / 1000)` : 'now()'}
+     UPDATE admission_leases SET expires_at = now()
       WHERE org_id = ${orgParam} AND holder = ${holderParam} AND expires_at > now()
       RETURNING 1
    )`;

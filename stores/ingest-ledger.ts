@@ -89,18 +89,16 @@ export async function readLedger(
 }
 
 /**
- * Records the accepted spans in their traces' rows and the org's month, and gives the lease back
- * (or renews it when `keepLease`: the holder has more groups to record), in one statement; throws
- * LeaseLost, having written nothing, if the lease was no longer held.
+ * Records the accepted spans in their traces' rows and the org's month, and gives the lease back,
+ * in one statement; throws LeaseLost, having written nothing, if the lease was no longer held.
  */
 export async function recordAccepted(
   pool: PgPool,
   lease: Lease,
   accepted: { month: string; now: Date; traceIds: string[]; spanIds: string[]; bytes: number },
-  keepLease = false,
 ): Promise<void> {
   const result = await pool.query<{ held: boolean }>(
-    `WITH ${releaseLeaseCte('$1', '$8', keepLease ? '$9' : undefined)}, traces AS (
+    `WITH ${releaseLeaseCte('$1', '$8')}, traces AS (
        INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
        SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList('$2')}::uuid[], ${idList('$3')}) AS x(t, s)
         WHERE EXISTS (SELECT 1 FROM lease)
@@ -122,11 +120,10 @@ export async function recordAccepted(
       accepted.spanIds.length,
       accepted.bytes,
       lease.holder,
-      ...(keepLease ? [lease.ttlMs] : []),
     ],
   );
   if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-  if (!keepLease) lease.givenBack = true;
+  lease.givenBack = true;
 }
 
 /** Whether the org's ledger knows the trace (has admitted any of its spans). */

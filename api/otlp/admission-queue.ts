@@ -1,6 +1,5 @@
 import type { Admission } from '../../domain/tracing/admission.ts';
-import { deleteTrace, type IngestDeps, type PendingSpans } from './ingest.ts';
-import { OrgAdmissions } from './org-admissions.ts';
+import { admitRequests, deleteTrace, type IngestDeps, type PendingSpans } from './ingest.ts';
 
 type Task =
   | {
@@ -16,33 +15,18 @@ type Task =
       reject: (error: unknown) => void;
     };
 
-/** Spans admitted in one group at most: bounds a group's size and its statements' work. */
+/** Spans admitted in one group at most: bounds a group's size and its hold on the org's lease. */
 const maxGroupSpans = 20_000;
 
 /**
- * Groups of one org between their ledger read and their recording at most. One group is read and
- * decided at a time (requests arriving meanwhile gather into the next), while the groups decided
- * before it are published and recorded.
- */
-const maxGroupsInFlight = 3;
-
-/** One org's waiting work and its admissions under way. */
-interface OrgLine {
-  tasks: Task[];
-  admissions: OrgAdmissions;
-  deleting: boolean;
-}
-
-/**
- * One org's admissions and deletions in this process, in arrival order, so each is decided
- * against everything admitted before it (the org's lease does the same across processes). Group
- * commit: span requests that arrive while earlier groups are under way wait and are then admitted
- * together, so throughput grows with load while each request is still decided exactly; a few
- * groups are under way at once (org-admissions.ts). A deletion waits for the groups before it and
- * runs alone.
+ * One org's admissions and deletions run one at a time in this process, in arrival order, so
+ * each is decided against the ledger its predecessors left (the org's lease does the same across
+ * processes). Group commit: span requests that arrive while the org's work is running wait and
+ * are then admitted together, so throughput grows with load while each request is still decided
+ * exactly. A deletion runs alone, between the groups before and after it.
  */
 export class AdmissionQueue {
-  private readonly lines = new Map<string, OrgLine>();
+  private readonly waiting = new Map<string, Task[]>();
 
   constructor(private readonly deps: IngestDeps) {}
 
@@ -58,65 +42,48 @@ export class AdmissionQueue {
   }
 
   private enqueue(orgId: string, task: Task): void {
-    let line = this.lines.get(orgId);
-    if (!line) {
-      line = {
-        tasks: [],
-        admissions: new OrgAdmissions(this.deps, orgId, () => this.advance(orgId, line!)),
-        deleting: false,
-      };
-      this.lines.set(orgId, line);
+    const queue = this.waiting.get(orgId);
+    if (queue) {
+      queue.push(task);
+      return;
     }
-    line.tasks.push(task);
-    this.advance(orgId, line);
+    this.waiting.set(orgId, [task]);
+    void this.drain(orgId);
   }
 
-  /** Starts what the org's line allows now; called on arrival and whenever a group or deletion ends. */
-  private advance(orgId: string, line: OrgLine): void {
-    while (line.tasks.length > 0 && !line.deleting) {
-      const head = line.tasks[0]!;
+  private async drain(orgId: string): Promise<void> {
+    for (let queue = this.waiting.get(orgId); queue && queue.length > 0; queue = this.waiting.get(orgId)) {
+      const head = queue.shift()!;
       if (head.kind === 'deletion') {
-        if (line.admissions.inFlight > 0) return;
-        line.tasks.shift();
-        line.deleting = true;
-        deleteTrace(this.deps, orgId, head.traceId)
-          .then(head.resolve, head.reject)
-          .finally(() => {
-            line.deleting = false;
-            this.advance(orgId, line);
-          });
-        return;
+        await deleteTrace(this.deps, orgId, head.traceId).then(head.resolve, head.reject);
+        continue;
       }
-      if (line.admissions.deciding || line.admissions.inFlight >= maxGroupsInFlight) return;
-      const group = this.takeGroup(line);
-      line.admissions
-        .admit(group.map((task) => task.spans))
-        .then(
-          (admissions) =>
-            group.forEach((task, index) => {
-              const admission = admissions[index]!;
-              if (admission instanceof Error) task.reject(admission);
-              else task.resolve(admission);
-            }),
-          (error: unknown) => {
-            for (const task of group) task.reject(error);
-          },
-        )
-        .finally(() => this.advance(orgId, line));
+      const group = [head];
+      let size = head.spans.traceIds.length;
+      for (
+        let next = queue[0];
+        next?.kind === 'spans' && size + next.spans.traceIds.length <= maxGroupSpans;
+        next = queue[0]
+      ) {
+        group.push(next);
+        size += next.spans.traceIds.length;
+        queue.shift();
+      }
+      try {
+        const admissions = await admitRequests(
+          this.deps,
+          orgId,
+          group.map((task) => task.spans),
+        );
+        group.forEach((task, index) => {
+          const admission = admissions[index]!;
+          if (admission instanceof Error) task.reject(admission);
+          else task.resolve(admission);
+        });
+      } catch (error) {
+        for (const task of group) task.reject(error);
+      }
     }
-    if (line.tasks.length === 0 && line.admissions.inFlight === 0 && !line.deleting) this.lines.delete(orgId);
-  }
-
-  /** The span requests at the head of the line, up to a group's size. */
-  private takeGroup(line: OrgLine): Extract<Task, { kind: 'spans' }>[] {
-    const group: Extract<Task, { kind: 'spans' }>[] = [];
-    let size = 0;
-    for (let next = line.tasks[0]; next?.kind === 'spans'; next = line.tasks[0]) {
-      if (group.length > 0 && size + next.spans.traceIds.length > maxGroupSpans) break;
-      group.push(next);
-      size += next.spans.traceIds.length;
-      line.tasks.shift();
-    }
-    return group;
+    this.waiting.delete(orgId);
   }
 }

@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
+import {
+  type Admission,
+  type AdmissionLimits,
+  decideAdmission,
+  factsAfter,
+  type LedgerFacts,
+} from '../../domain/tracing/admission.ts';
 import type { PublishedSpan, SpanEvent } from '../../domain/tracing/events.ts';
 import { normalizeSpan, prepareResource } from '../../domain/tracing/normalize.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
-import { ingestPhaseDuration } from '../../platform/metrics.ts';
+import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishSpanEvents } from '../../producers/spans.ts';
 import type { AdmissionLeases } from '../../stores/admission-lease.ts';
-import { recordDeletion, traceKnown } from '../../stores/ingest-ledger.ts';
+import { readLedger, recordAccepted, recordDeletion, traceKnown } from '../../stores/ingest-ledger.ts';
 
 export interface IngestDeps {
   pool: PgPool;
@@ -19,6 +25,8 @@ export interface IngestDeps {
   limits: AdmissionLimits;
   now?: () => Date;
 }
+
+const dayMs = 24 * 60 * 60 * 1000;
 
 /**
  * A request's spans as admission takes them: the ids now, the normalized spans on demand, so the
@@ -106,7 +114,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * lets the pool send a query just made: it checks out a client on the next tick); a request whose
  * normalization failed gets its error, and the others go on without it.
  */
-export async function normalizeEach(requests: PendingSpans[]): Promise<(PublishedSpan[] | Error)[]> {
+async function normalizeEach(requests: PendingSpans[]): Promise<(PublishedSpan[] | Error)[]> {
   const normalized: (PublishedSpan[] | Error)[] = [];
   for (const request of requests) {
     await nextTurn();
@@ -122,26 +130,86 @@ export async function normalizeEach(requests: PendingSpans[]): Promise<(Publishe
 }
 
 /**
- * The SpansReceived events of a group's accepted spans: one trace's spans per event, in events of
- * at most about 1 MiB, each saying when its trace was first received (`now` for a new trace).
+ * Admits the requests of one org, in arrival order (DESIGN.md, hot paths): with the org's lease
+ * held, the ledger is read in one round trip (while the requests are normalized), each request is
+ * decided by the pure function against the facts its predecessors left, the accepted spans are
+ * published, and only once Kafka acknowledged them does one statement record them in the ledger
+ * and give the lease back. No transaction or connection waits on Kafka. If the publish fails
+ * nothing is recorded, and the callers answer 503; if the recording fails after the publish, the
+ * spans sent again are duplicates on the topic, which the spans read model collapses. A request
+ * whose normalization failed gets that error, and is neither decided nor recorded.
  */
-export function spanEvents(
+export async function admitRequests(
+  deps: IngestDeps,
   orgId: string,
-  now: Date,
-  accepted: PublishedSpan[],
-  traceFirstReceived: ReadonlyMap<string, Date>,
-): SpanEvent[] {
-  return [...groupByTrace(accepted)].flatMap(([traceId, traceSpans]) =>
-    chunkBySize(traceSpans).map((chunk) => ({
-      type: 'SpansReceived' as const,
-      eventId: randomUUID(),
+  requests: PendingSpans[],
+): Promise<(Admission | Error)[]> {
+  const now = deps.now?.() ?? new Date();
+  const month = `${now.toISOString().slice(0, 7)}-01`;
+  const started = performance.now();
+  return deps.leases.hold(orgId, deps.leaseWaitMs, async (lease) => {
+    const leased = performance.now();
+    const reading = readLedger(deps.pool, {
       orgId,
-      traceId,
-      occurredAt: now,
-      traceFirstReceivedAt: traceFirstReceived.get(traceId) ?? now,
-      spans: chunk,
-    })),
-  );
+      traceIds: requests.flatMap((request) => request.traceIds),
+      spanIds: requests.flatMap((request) => request.spanIds),
+      month,
+      deletedSince: new Date(now.getTime() - dayMs),
+    });
+    // Settled here so a failed read is not reported unhandled while the spans are normalized.
+    reading.catch(() => undefined);
+    const normalized = await normalizeEach(requests);
+    const ledger = await reading;
+    const read = performance.now();
+    let facts: LedgerFacts = ledger;
+    const accepted: PublishedSpan[] = [];
+    const admissions = normalized.map((spans) => {
+      if (spans instanceof Error) return spans;
+      const admission = decideAdmission({ spans, ledger: facts, now, limits: deps.limits });
+      facts = factsAfter(facts, spans, admission);
+      spans.forEach((span, index) => {
+        spansReceived.inc({ verdict: admission.verdicts[index] });
+        if (admission.verdicts[index] === 'accepted') accepted.push(span);
+      });
+      return admission;
+    });
+    if (accepted.length === 0) return admissions;
+
+    const decided = performance.now();
+    const byTrace = groupByTrace(accepted);
+    const events: SpanEvent[] = [...byTrace].flatMap(([traceId, traceSpans]) =>
+      chunkBySize(traceSpans).map((chunk) => ({
+        type: 'SpansReceived' as const,
+        eventId: randomUUID(),
+        orgId,
+        traceId,
+        occurredAt: now,
+        traceFirstReceivedAt: ledger.traceFirstReceived.get(traceId) ?? now,
+        spans: chunk,
+      })),
+    );
+    await publishSpanEvents(deps.producer, events);
+    const published = performance.now();
+    await recordAccepted(deps.pool, lease, {
+      month,
+      now,
+      traceIds: accepted.map((span) => span.traceId),
+      spanIds: accepted.map((span) => span.spanId),
+      bytes: facts.monthBytes - ledger.monthBytes,
+    });
+    const phases = {
+      lease: started,
+      ledger_read: leased,
+      decide: read,
+      publish: decided,
+      ledger_write: published,
+    };
+    const ends = [leased, read, decided, published, performance.now()];
+    Object.entries(phases).forEach(([phase, from], index) => {
+      ingestPhaseDuration.observe({ phase }, (ends[index]! - from) / 1000);
+    });
+    return admissions;
+  });
 }
 
 /**

@@ -68,7 +68,7 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
       const parsed = performance.now();
       ingestPhaseDuration.observe({ phase: 'read' }, (read - started) / 1000);
       ingestPhaseDuration.observe({ phase: 'decode' }, (parsed - read) / 1000);
-      // Normalized in admission, while the ledger is read (org-admissions.ts).
+      // Normalized in admission, while the ledger is read (ingest.ts, admitRequests).
       const spans = pendingSpans(decoded);
       let admission: Awaited<ReturnType<AdmissionQueue['admit']>> | undefined;
       if (spans.traceIds.length > 0) {

@@ -41,7 +41,7 @@ it('admits a group whose one request fails to normalize: that one fails, the oth
       throw new TypeError('a bug in normalization');
     },
   };
-  // The first request is decided alone; the three after it wait until it is and form one group.
+  // The first request runs alone; the three after it wait for it and form one group.
   const first = queue.admit(orgId, sent(1));
   const group = [queue.admit(orgId, sent(3)), queue.admit(orgId, faulty), queue.admit(orgId, sent(4))];
   expect((await first).rejectedSpans).toBe(0);
