@@ -18,6 +18,11 @@ import { rouge1 } from './quality/overlap.ts';
 // The model is the one the platform serves: the stack's default (`npm start` or
 // `npm run stack -- start` runs it) unless ORRERY_MODELS names others.
 //   npx tsx bench/quality.ts [--model smollm2-135m] [--endpoint titles|previews] [--per-kind 20]
+//     [--half tuning|held-out]
+// The corpus is split in two fixed halves, so a prompt tuned on one is judged on the other: within
+// each group (the chats, each preview kind), in the order of the corpus files, the entries at even
+// positions (0, 2, 4, …) are the tuning half and those at odd positions the held-out half. Tune
+// with --half tuning; a whole run prints each half's figures beside the whole's.
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +30,7 @@ const { values } = parseArgs({
     endpoint: { type: 'string' },
     'per-kind': { type: 'string' },
     out: { type: 'string' },
+    half: { type: 'string' },
   },
 });
 
@@ -40,6 +46,11 @@ const endpoints = (values.endpoint === undefined ? ['titles', 'previews'] : [val
 );
 // A quick look while changing a prompt: the first N of each kind (chat, email, …) only.
 const perKind = values['per-kind'] === undefined ? Number.POSITIVE_INFINITY : Number(values['per-kind']);
+const halves = ['tuning', 'held-out'] as const;
+type Half = (typeof halves)[number];
+if (values.half !== undefined && !halves.includes(values.half as Half))
+  throw new Error(`--half is tuning or held-out, not ${values.half}`);
+const onlyHalf = values.half as Half | undefined;
 const outFile = values.out ?? `bench/quality/answers-${model.name}.md`;
 
 const corpus = loadCorpus();
@@ -47,6 +58,7 @@ const corpus = loadCorpus();
 interface Outcome {
   entry: CorpusEntry<unknown>;
   group: string;
+  half: Half;
   prompt?: PreparedRequest['prompt'];
   line?: string | null;
   text?: string;
@@ -62,6 +74,7 @@ async function run(
   endpoint: InferenceEndpoint,
   entry: CorpusEntry<unknown>,
   group: string,
+  half: Half,
 ): Promise<Outcome> {
   const prepared = byEndpoint[endpoint].prepare(entry.request, model);
   try {
@@ -70,6 +83,7 @@ async function run(
     return {
       entry,
       group,
+      half,
       overlap: decided.failed === undefined ? rouge1(decided.text, entry.reference) : 0,
       prompt: prepared.prompt,
       line: reply.line,
@@ -80,7 +94,7 @@ async function run(
     };
   } catch (error) {
     if (!(error instanceof UpstreamUnavailable)) throw error;
-    return { entry, group, error: error.reason, overlap: 0 };
+    return { entry, group, half, error: error.reason, overlap: 0 };
   }
 }
 
@@ -98,8 +112,15 @@ function summary(endpoint: InferenceEndpoint, outcomes: Outcome[]): string[] {
   const latency = answered.map((o) => o.latencyMs!).sort((a, b) => a - b);
   const tokens = answered.map((o) => o.inputTokens!).sort((a, b) => a - b);
   const groups = [...new Set(outcomes.map((o) => o.group))];
+  const inHalves = halves.map((h) => outcomes.filter((o) => o.half === h)).filter((of) => of.length > 0);
   return [
     `${endpoint}: ${share(passed.length, outcomes.length)} pass without fallback (${passed.length} of ${outcomes.length}); overlap with the reference ${overlap(outcomes)} (ROUGE-1 F1, a fallback counts 0)`,
+    ...(inHalves.length > 1
+      ? inHalves.map((of) => {
+          const ok = of.filter((o) => o.error === undefined && o.failed === undefined).length;
+          return `  ${`${of[0]!.half} half`.padEnd(13)} ${share(ok, of.length).padStart(7)} (${ok} of ${of.length}), overlap ${overlap(of)}`;
+        })
+      : []),
     ...(groups.length > 1
       ? groups.map((g) => {
           const of = outcomes.filter((o) => o.group === g);
@@ -120,7 +141,7 @@ function summary(endpoint: InferenceEndpoint, outcomes: Outcome[]): string[] {
 function answerRecord(o: Outcome): string {
   const verdict = o.error !== undefined ? `no answer: ${o.error}` : (o.failed ?? 'passed');
   return [
-    `### ${o.entry.id} (${o.group}): ${verdict}`,
+    `### ${o.entry.id} (${o.group}, ${o.half}): ${verdict}`,
     '',
     `- reference: ${o.entry.reference}`,
     `- model's line: ${o.line === undefined ? '—' : JSON.stringify(o.line)}`,
@@ -132,7 +153,9 @@ function answerRecord(o: Outcome): string {
 
 console.log(machineLine());
 console.log(`model: ${model.name} at ${model.baseUrl} (answer prefix: ${model.answerPrefix ? 'yes' : 'no'})`);
-console.log(`corpus: ${JSON.stringify(countByKind(corpus))}`);
+console.log(
+  `corpus: ${JSON.stringify(countByKind(corpus))}${onlyHalf === undefined ? '' : `, ${onlyHalf} half only`}`,
+);
 const report: string[] = [`# Quality bench: ${model.name}, ${new Date().toISOString()}`, ''];
 for (const endpoint of endpoints) {
   const entries: [CorpusEntry<unknown>, string][] =
@@ -141,12 +164,17 @@ for (const endpoint of endpoints) {
       : corpus.previews.map((e) => [e, e.request.kind]);
   const outcomes: Outcome[] = [];
   const started = performance.now();
+  const seen = new Map<string, number>();
   const taken = new Map<string, number>();
   for (const [entry, group] of entries) {
+    const position = seen.get(group) ?? 0;
+    seen.set(group, position + 1);
+    const half: Half = position % 2 === 0 ? 'tuning' : 'held-out';
+    if (onlyHalf !== undefined && half !== onlyHalf) continue;
     const count = taken.get(group) ?? 0;
     if (count >= perKind) continue;
     taken.set(group, count + 1);
-    outcomes.push(await run(endpoint, entry, group));
+    outcomes.push(await run(endpoint, entry, group, half));
   }
   const seconds = (performance.now() - started) / 1000;
   const printed = [

@@ -52,7 +52,7 @@ export const titleExamples: readonly WorkedExample<TitleRequest>[] = [
     },
     answer: 'Percentage calculation',
   },
-  { request: { messages: [{ role: 'user', content: 'hey' }] }, answer: 'Greeting' },
+  { request: { messages: [{ role: 'user', content: 'hey' }] }, answer: 'Casual greeting' },
 ];
 
 export const previewExamples: readonly WorkedExample<PreviewRequest>[] = [

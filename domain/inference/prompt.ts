@@ -46,6 +46,12 @@ export interface PromptFormat {
    * thing it read, and after a long chat the system message is far behind.
    */
   instruction: string;
+  /**
+   * Where a started answer also ends, besides the line break: `. ` ends a preview at its first
+   * sentence, as a small model runs on into a second one, or repeats the first, past the checks'
+   * word limit. The stop string itself is not part of the answer.
+   */
+  stop?: readonly string[];
 }
 
 /**
@@ -74,6 +80,6 @@ export function promptOf(
       { role: 'user', content: asked(user) },
       ...(style.answerPrefix ? [{ role: 'assistant' as const, content: prefix }] : []),
     ],
-    ...(style.answerPrefix ? { answerStarted: { stop: ['\n'] } } : {}),
+    ...(style.answerPrefix ? { answerStarted: { stop: ['\n', ...(format.stop ?? [])] } } : {}),
   };
 }

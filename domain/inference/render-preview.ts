@@ -1,4 +1,4 @@
-// Prompt format preview-v2 (docs/inference-prompts.md): the rules of the preview's output
+// Prompt format preview-v3 (docs/inference-prompts.md): the rules of the preview's output
 // checks in the system message (spec 000, Output checks: preview), worked examples, the item in
 // the last user message: its kind, its header lines in the spec's order (Item table), the thread as context,
 // and the newest message under its own heading. Changing any text is a new version.
@@ -11,7 +11,7 @@ import { chatSize, countMessages, renderChat } from './render-chat.ts';
 import type { AgentActionItem, Item, PreviewRequest } from './requests.ts';
 import { oneLine } from './text.ts';
 
-export const previewPromptVersion = 'preview-v2';
+export const previewPromptVersion = 'preview-v3';
 
 // "At most 15 words" is what the service promises (What the service does); the check accepts 20.
 export const previewSystemPrompt = [
@@ -112,6 +112,7 @@ export const previewFormat: PromptFormat = {
   system: previewSystemPrompt,
   label: 'Preview',
   instruction: 'Write the preview of this item in one short sentence.',
+  stop: ['. '],
 };
 
 const examples = previewExamples.map(({ request, answer }) => ({ user: renderPreviewUser(request), answer }));

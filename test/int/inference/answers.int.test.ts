@@ -108,11 +108,12 @@ describe('an answered preview', () => {
 
 describe('a model that continues a started answer (answerPrefix)', () => {
   it.each([
-    ['titles', titleBody, 'Title:', 'Password reset help'],
-    ['previews', emailBody, 'Preview:', 'Bob sent you the Q3 plan'],
+    ['titles', titleBody, 'Title:', 'Password reset help', ['\n']],
+    // A preview also ends at its first sentence (preview-v3).
+    ['previews', emailBody, 'Preview:', 'Bob sent you the Q3 plan', ['\n', '. ']],
   ])(
     '%s: starts the answer with its label and stops at the line break',
-    async (endpoint, body, label, line) => {
+    async (endpoint, body, label, line, stop) => {
       // llama.cpp's server answers with the started text included; vLLM with the rest alone.
       for (const answered of [`${label} ${line}`, ` ${line}`]) {
         answerWith({ line: answered });
@@ -121,7 +122,7 @@ describe('a model that continues a started answer (answerPrefix)', () => {
         const asked = service.model.requests.at(-1)!;
         expect(asked.messages.at(-1)).toEqual({ role: 'assistant', content: label });
         expect(asked.messages.at(-2)).toMatchObject({ role: 'user' });
-        expect(asked.stop).toEqual(['\n']);
+        expect(asked.stop).toEqual(stop);
         expect(asked.continueFinalMessage).toBe(true);
       }
     },
