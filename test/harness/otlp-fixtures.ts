@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 // A request in our parsed model, and the same request the way exporters put it on the wire:
 // protobuf encoded by protobufjs from the vendored protos, and OTLP/JSON with hex ids.
 import type { AnyValue, KeyValue, OtlpSpan, OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
@@ -210,4 +211,25 @@ function jsonValue(value: AnyValue): object {
     case 'empty':
       return {};
   }
+}
+
+/** OTLP/JSON as a user's exporter sends it: one span named `checkout` of service `shop`, ended now. */
+export function oneSpanJson(traceId: string): object {
+  const now = BigInt(Date.now()) * 1_000_000n;
+  const checkout = {
+    traceId,
+    spanId: randomBytes(8).toString('hex'),
+    name: 'checkout',
+    kind: 1,
+    startTimeUnixNano: String(now - 5_000_000n),
+    endTimeUnixNano: String(now),
+  };
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] },
+        scopeSpans: [{ scope: { name: 'manual' }, spans: [checkout] }],
+      },
+    ],
+  };
 }

@@ -9,6 +9,7 @@ import { buildPartImages } from '../../../infra/containers/parts.ts';
 import { localImages } from '../../../packages/testcontainers/src/stack.ts';
 import { config } from '../../../platform/config.ts';
 import { eventually } from '../../harness/eventually.ts';
+import { oneSpanJson } from '../../harness/otlp-fixtures.ts';
 import { freePort } from '../../harness/secure-cluster.ts';
 
 // Issue 17: infra/compose.yaml gives a working platform. Here podman-compose (the venv's,
@@ -95,21 +96,10 @@ describe('infra/compose.yaml', () => {
     await admin('tracing', 'enable', '--org', orgId);
     const { key } = await admin('key', 'create', '--org', orgId, '--scopes', 'traces:write');
     const traceId = randomBytes(16).toString('hex');
-    const now = BigInt(Date.now()) * 1_000_000n;
-    const span = {
-      traceId,
-      spanId: randomBytes(8).toString('hex'),
-      name: 'checkout',
-      kind: 1,
-      startTimeUnixNano: String(now - 5_000_000n),
-      endTimeUnixNano: String(now),
-    };
     const sent = await fetch(`${apiUrl}/api/otlp/v1/traces`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({
-        resourceSpans: [{ scopeSpans: [{ scope: { name: 'manual' }, spans: [span] }] }],
-      }),
+      body: JSON.stringify(oneSpanJson(traceId)),
     });
     expect(await sent.json()).toEqual({});
     const trace = await eventually(

@@ -6,6 +6,7 @@ import { ensureImages } from '../../../infra/containers/images.ts';
 import { buildPartImages } from '../../../infra/containers/parts.ts';
 import { OrreryContainer, type StartedOrrery } from '../../../packages/testcontainers/src/index.ts';
 import { config } from '../../../platform/config.ts';
+import { oneSpanJson } from '../../harness/otlp-fixtures.ts';
 
 // Issue 17, item 2: `@orrery/testcontainers` as a user's integration test uses it. Orrery and its
 // stack start in containers of the images built here from Debian's packages and Maven Central
@@ -58,38 +59,14 @@ describe('OrreryContainer', () => {
   }, 180_000);
 
   it('takes a trace and shows it once the read model has it', async () => {
-    // OTLP/JSON as a user's exporter sends it: one span, now.
     const traceId = randomBytes(16).toString('hex');
-    const now = BigInt(Date.now()) * 1_000_000n;
-    const body = {
-      resourceSpans: [
-        {
-          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'shop' } }] },
-          scopeSpans: [
-            {
-              scope: { name: 'manual' },
-              spans: [
-                {
-                  traceId,
-                  spanId: randomBytes(8).toString('hex'),
-                  name: 'checkout',
-                  kind: 1,
-                  startTimeUnixNano: String(now - 5_000_000n),
-                  endTimeUnixNano: String(now),
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    };
     const response = await fetch(`${orrery!.apiUrl}/api/otlp/v1/traces`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         authorization: `Bearer ${orrery!.apiKey('ingest').key}`,
       },
-      body: JSON.stringify(body),
+      body: JSON.stringify(oneSpanJson(traceId)),
     });
     expect(await response.json()).toEqual({});
     const trace = (await orrery!.waitForTrace(traceId)) as { data: { spans: { name: string }[] } };
