@@ -99,7 +99,7 @@ export function serverConfig({ home, httpPort, tcpPort, logFile }: ClickHouseSer
 }
 
 /** The `default` user without password, from loopback only. */
-export const usersConfig = (networks = ['127.0.0.1', '::1']) => `<?xml version="1.0"?>
+export const usersConfig = () => `<?xml version="1.0"?>
 <yandex>
   <profiles>
     <default>
@@ -111,7 +111,7 @@ export const usersConfig = (networks = ['127.0.0.1', '::1']) => `<?xml version="
   <users>
     <default>
       <password></password>
-      <networks>${networks.map((network) => `<ip>${network}</ip>`).join('')}</networks>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
     </default>
