@@ -59,6 +59,18 @@ const environmentSchema = z
 // The models of the title and preview service (spec 000), each served by an OpenAI-compatible
 // chat-completions endpoint (vLLM, llama.cpp's server, Ollama, hosted gateways). A model without
 // `baseUrl` is known but not deployed: it answers 503 not_configured.
+/** The chat-completions fields the service writes itself (api/inference/upstream.ts). */
+const serviceBodyFields = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'temperature',
+  'stop',
+  'stream',
+  'continue_final_message',
+  'add_generation_prompt',
+]);
+
 const inferenceModel = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'a model name is letters, digits and . _ : -'),
   writes: z.array(z.enum(['titles', 'previews'])).min(1),
@@ -79,6 +91,17 @@ const inferenceModel = z.strictObject({
    * final assistant message with a new one.
    */
   answerPrefix: z.boolean().default(false),
+  /**
+   * Further fields of the chat-completions body, sent as they are: a server's own sampling
+   * options (llama.cpp's `dry_multiplier`, vLLM's `repetition_penalty`), like the OpenAI SDKs'
+   * `extra_body`. The fields the service sets itself are refused here, not overridden.
+   */
+  extraBody: z
+    .record(z.string(), z.json())
+    .refine((body) => !Object.keys(body).some((field) => serviceBodyFields.has(field)), {
+      message: `leave out ${[...serviceBodyFields].join(', ')}: the service sets them (max_tokens is maxTokens)`,
+    })
+    .optional(),
 });
 export type InferenceModelConfig = z.infer<typeof inferenceModel>;
 
@@ -148,6 +171,10 @@ export function inferenceSettings(env: {
     maxTokens: 64,
     // llama.cpp's server continues a final assistant message: a 135M model needs its answer started.
     answerPrefix: true,
+    // llama.cpp's DRY sampler: a small model at temperature 0 otherwise repeats a token run until
+    // max_tokens (`10kg to 3.5kg to 3.5kg …`). Tuned on the quality bench's tuning half
+    // (docs/inference-prompts.md); 0.8 is llama.cpp's suggested strength.
+    extraBody: { dry_multiplier: 0.8 },
   };
   return { models: [model], localModel };
 }

@@ -53,6 +53,7 @@ export async function askModel(model: DeployedModel, prompt: Prompt): Promise<Mo
       ...(model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}),
     },
     body: JSON.stringify({
+      ...model.extraBody,
       model: model.upstreamModel ?? model.name,
       messages: prompt.messages,
       ...(prompt.answerStarted

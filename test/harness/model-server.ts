@@ -14,6 +14,8 @@ export interface ModelRequest {
   stop: string[] | undefined;
   /** vLLM's: the last message is the started answer, to be continued. */
   continueFinalMessage: boolean | undefined;
+  /** Every field of the body, the server-specific ones included (a model's `extraBody`). */
+  body: Record<string, unknown>;
   authorization: string | undefined;
 }
 
@@ -90,13 +92,14 @@ export async function startModelServer(
       max_tokens?: number;
       stop?: string[];
       continue_final_message?: boolean;
-    };
+    } & Record<string, unknown>;
     const received: ModelRequest = {
       model: body.model,
       messages: body.messages,
       maxTokens: body.max_tokens,
       stop: body.stop,
       continueFinalMessage: body.continue_final_message,
+      body,
       authorization: request.headers.authorization,
     };
     requests.push(received);

@@ -127,6 +127,13 @@ describe('a model that continues a started answer (answerPrefix)', () => {
       }
     },
   );
+
+  it("sends the model's extraBody fields beside the service's own", async () => {
+    answerWith({ line: 'Title: Password reset help' });
+    await invoke(service.api, 'continuer/v1/titles', titleBody, customer.key);
+    const asked = service.model.requests.at(-1)!;
+    expect(asked.body).toMatchObject({ dry_multiplier: 0.8, grammar: 'root ::= [a-z]+', temperature: 0 });
+  });
 });
 
 const agentRunning = { kind: 'agent_action', item: { tool: 'search_web', arguments: { query: 'rust' } } };

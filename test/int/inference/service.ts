@@ -45,7 +45,13 @@ export async function startInferenceService(): Promise<InferenceService> {
       apiKey: upstreamKey,
     },
     { name: 'titler', writes: ['titles'], ...deployed },
-    { name: 'continuer', writes: ['titles', 'previews'], ...deployed, answerPrefix: true },
+    {
+      name: 'continuer',
+      writes: ['titles', 'previews'],
+      ...deployed,
+      answerPrefix: true,
+      extraBody: { dry_multiplier: 0.8, grammar: 'root ::= [a-z]+' },
+    },
     {
       name: 'dormant',
       writes: ['titles', 'previews'],

@@ -79,6 +79,10 @@ describe('ORRERY_MODELS', () => {
       { name: 'later', writes: ['titles'], timeoutMs: 10_000, retries: 1, maxTokens: 64, answerPrefix: true },
     ]);
     expect(parseModels('[]')).toEqual([]);
+    expect(
+      parseModels('[{"name":"m","writes":["titles"],"extraBody":{"repetition_penalty":1.1,"top_k":[1]}}]')[0]
+        ?.extraBody,
+    ).toEqual({ repetition_penalty: 1.1, top_k: [1] });
   });
 
   it.each([
@@ -93,6 +97,12 @@ describe('ORRERY_MODELS', () => {
       '[{"name":"m","writes":["titles"],"answerPrefix":"yes"}]',
       /answerPrefix/,
     ],
+    [
+      'extraBody setting a field the service sets',
+      '[{"name":"m","writes":["titles"],"extraBody":{"temperature":0.7}}]',
+      /extraBody: leave out model, messages, max_tokens, temperature/,
+    ],
+    ['extraBody that is not an object', '[{"name":"m","writes":["titles"],"extraBody":[1]}]', /extraBody/],
   ])('refuses %s', (_, text, message) => {
     expect(() => parseModels(text)).toThrow(message);
   });

@@ -25,6 +25,7 @@ describe('the default model (ORRERY_MODELS unset)', () => {
         retries: 1,
         maxTokens: 64,
         answerPrefix: true,
+        extraBody: { dry_multiplier: 0.8 },
       },
     ]);
   });
