@@ -12,6 +12,7 @@ import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { refusedBaseUrl } from '../test/harness/model-server.ts';
 import { projectUsageUntilCaughtUp } from './catch-up.ts';
+import { cpuBetween, cpuLine, processCpuMs, readCpu } from './process-cpu.ts';
 
 // The title endpoint under a fixed offered rate (open loop): requests per second, and the time
 // the service adds over the model's own (response time − latency_ms), p50 and p99. It starts
@@ -206,12 +207,6 @@ async function offer(
   return { outcomes, seconds: (performance.now() - started) / 1000, dropped };
 }
 
-/** CPU time (user + system) of a process so far, in ms, from /proc. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks at USER_HZ = 100
-}
-
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -226,9 +221,11 @@ interface RunFigures {
 async function measuredRun(index: number): Promise<RunFigures> {
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
-  const apiCpuBefore = cpuMs(api.pid!);
+  const apiCpuBefore = processCpuMs(api.pid!);
+  const cpuBefore = readCpu();
   const { outcomes, seconds, dropped } = await offer(total, rate);
-  const apiCpu = cpuMs(api.pid!) - apiCpuBefore;
+  const apiCpu = processCpuMs(api.pid!) - apiCpuBefore;
+  const cpuSpent = cpuBetween(cpuBefore, readCpu());
   loop.disable();
   const ok = outcomes.filter((o) => o.status === 200);
   const statuses = new Map<number, number>();
@@ -245,6 +242,7 @@ async function measuredRun(index: number): Promise<RunFigures> {
     `  API process CPU: ${(apiCpu / outcomes.length).toFixed(2)} ms per request (${((apiCpu / 1000 / seconds) * 100).toFixed(0)}% of one core); load generator's event-loop delay p99 ${ms(loop.percentile(99) / 1e6)}`,
     `  overhead at the client (response − latency_ms): p50 ${ms(percentile(overhead, 50))}, p99 ${ms(percentile(overhead, 99))}, max ${ms(overhead.at(-1) ?? Number.NaN)}`,
     `  overhead in the service (Server-Timing service − model): p50 ${ms(percentile(serviceOverhead, 50))}, p99 ${ms(percentile(serviceOverhead, 99))}`,
+    `  ${cpuLine(cpuSpent, outcomes.length, 'requests', seconds)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return { overheadP99: percentile(overhead, 99), serviceOverheadP99: percentile(serviceOverhead, 99) };

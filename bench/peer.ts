@@ -29,6 +29,7 @@ import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { machineLine } from './machine.ts';
 import { buildPeerBinaries, peerVersions } from './peer-binaries.ts';
 import { startPlatformProcesses } from './platform-process.ts';
+import { cpuBetween, cpuLine, type Part, readCpu } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -351,6 +352,8 @@ interface Measured {
   spansPerSecond: number;
   lostSpans: number;
   failedRequests: number;
+  /** Each part's CPU while counting, in ms, and the spans counted then. */
+  cpu: { spent: [Part, number][]; spans: number; seconds: number };
 }
 
 /** One run: telemetrygen against a target, the target's counts read after warm-up and `seconds` later. */
@@ -391,8 +394,10 @@ async function measure(target: Target, workers: number): Promise<Measured> {
     await sleep(warmupSeconds * 1000);
     const from = performance.now();
     const before = await target.counts();
+    const cpuBefore = readCpu();
     await sleep(from + seconds * 1000 - performance.now());
     const to = performance.now();
+    const cpuAfter = readCpu();
     const after = await target.counts();
     generators.forEach((generator, index) => {
       if (exited(generator))
@@ -412,8 +417,10 @@ async function measure(target: Target, workers: number): Promise<Measured> {
       }),
     );
     await target.settle();
+    const spans = after.accepted - before.accepted;
     return {
-      spansPerSecond: (after.accepted - before.accepted) / ((to - from) / 1000),
+      cpu: { spent: cpuBetween(cpuBefore, cpuAfter), spans, seconds: (to - from) / 1000 },
+      spansPerSecond: spans / ((to - from) / 1000),
       lostSpans: after.lostSpans - before.lostSpans,
       failedRequests: after.failedRequests - before.failedRequests,
     };
@@ -489,6 +496,16 @@ try {
   for (const row of table)
     console.log(`  ${row.map((cell, column) => cell.padStart(widths[column]!)).join('  ')}`);
   for (const { workers, phases } of rows) console.log(`  Orrery with ${workers} workers: ${phases}`);
+  // Every process on the machine, by part: on shared cores what the other parts spend on each
+  // span (the projections into ClickHouse, Kafka, Postgres) bounds the rate as much as the API.
+  for (const { workers, peer, orrery } of rows)
+    for (const [name, { cpu }] of [
+      ['Collector', peer],
+      ['Orrery', orrery],
+    ] as const)
+      console.log(
+        `  ${name} with ${workers} workers: ${cpuLine(cpu.spent, cpu.spans, 'spans', cpu.seconds)}`,
+      );
   // Spans lost while counting would make a rate look better or worse than it is: say so.
   for (const { workers, peer, orrery } of rows) {
     if (peer.lostSpans > 0)
