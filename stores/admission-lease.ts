@@ -50,14 +50,16 @@ export class AdmissionLeases {
   async acquire(orgId: string, waitMs: number): Promise<Lease> {
     const started = Date.now();
     for (let attempt = 0; ; attempt += 1) {
-      const taken = await this.pool.query(
-        `INSERT INTO admission_leases AS l (org_id, holder, expires_at)
+      const taken = await this.pool.query({
+        // Prepared by name, as the ledger's statements are (ingest-ledger.ts).
+        name: 'admission-lease-acquire',
+        text: `INSERT INTO admission_leases AS l (org_id, holder, expires_at)
            VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000))
          ON CONFLICT (org_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
            WHERE l.holder = EXCLUDED.holder OR l.expires_at <= now()
          RETURNING 1`,
-        [orgId, this.holder, this.ttlMs],
-      );
+        values: [orgId, this.holder, this.ttlMs],
+      });
       if ((taken.rowCount ?? 0) > 0) return { orgId, holder: this.holder, givenBack: false };
       const waited = Date.now() - started;
       if (waited >= waitMs) throw new LeaseUnavailable(orgId, waited);
