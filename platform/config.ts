@@ -56,9 +56,6 @@ const environmentSchema = z
   .superRefine(checkKafkaEnvironment)
   .superRefine(checkHttpEnvironment);
 
-// The models of the title and preview service (spec 000), each served by an OpenAI-compatible
-// chat-completions endpoint (vLLM, llama.cpp's server, Ollama, hosted gateways). A model without
-// `baseUrl` is known but not deployed: it answers 503 not_configured.
 /** The chat-completions fields the service writes itself (api/inference/upstream.ts). */
 const serviceBodyFields = new Set([
   'model',
@@ -71,6 +68,9 @@ const serviceBodyFields = new Set([
   'add_generation_prompt',
 ]);
 
+// The models of the title and preview service (spec 000), each served by an OpenAI-compatible
+// chat-completions endpoint (vLLM, llama.cpp's server, Ollama, hosted gateways). A model without
+// `baseUrl` is known but not deployed: it answers 503 not_configured.
 const inferenceModel = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'a model name is letters, digits and . _ : -'),
   writes: z.array(z.enum(['titles', 'previews'])).min(1),
