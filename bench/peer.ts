@@ -349,12 +349,16 @@ function orreryTarget(baseUrl: string): Target {
 }
 
 interface Measured {
-  spansPerSecond: number;
+  /** Spans accepted while counting, over that many seconds. */
+  spans: number;
+  seconds: number;
   lostSpans: number;
   failedRequests: number;
-  /** Each part's CPU while counting, in ms, and the spans counted then. */
-  cpu: { spent: [Part, number][]; spans: number; seconds: number };
+  /** Each part's CPU while counting, in ms. */
+  cpu: [Part, number][];
 }
+
+const spansPerSecond = (measured: Measured) => measured.spans / measured.seconds;
 
 /** One run: telemetrygen against a target, the target's counts read after warm-up and `seconds` later. */
 async function measure(target: Target, workers: number): Promise<Measured> {
@@ -417,10 +421,10 @@ async function measure(target: Target, workers: number): Promise<Measured> {
       }),
     );
     await target.settle();
-    const spans = after.accepted - before.accepted;
     return {
-      cpu: { spent: cpuBetween(cpuBefore, cpuAfter), spans, seconds: (to - from) / 1000 },
-      spansPerSecond: spans / ((to - from) / 1000),
+      spans: after.accepted - before.accepted,
+      seconds: (to - from) / 1000,
+      cpu: cpuBetween(cpuBefore, cpuAfter),
       lostSpans: after.lostSpans - before.lostSpans,
       failedRequests: after.failedRequests - before.failedRequests,
     };
@@ -477,9 +481,9 @@ try {
     ['workers', 'Collector spans/s', 'Orrery spans/s', 'Collector/Orrery'],
     ...rows.map(({ workers, peer, orrery }) => [
       String(workers),
-      thousands(peer.spansPerSecond),
-      thousands(orrery.spansPerSecond),
-      orrery.spansPerSecond > 0 ? `${(peer.spansPerSecond / orrery.spansPerSecond).toFixed(1)}×` : '-',
+      thousands(spansPerSecond(peer)),
+      thousands(spansPerSecond(orrery)),
+      orrery.spans > 0 ? `${(spansPerSecond(peer) / spansPerSecond(orrery)).toFixed(1)}×` : '-',
     ]),
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
@@ -499,13 +503,11 @@ try {
   // Every process on the machine, by part: on shared cores what the other parts spend on each
   // span (the projections into ClickHouse, Kafka, Postgres) bounds the rate as much as the API.
   for (const { workers, peer, orrery } of rows)
-    for (const [name, { cpu }] of [
+    for (const [name, { cpu, spans, seconds: counted }] of [
       ['Collector', peer],
       ['Orrery', orrery],
     ] as const)
-      console.log(
-        `  ${name} with ${workers} workers: ${cpuLine(cpu.spent, cpu.spans, 'spans', cpu.seconds)}`,
-      );
+      console.log(`  ${name} with ${workers} workers: ${cpuLine(cpu, spans, 'spans', counted)}`);
   // Spans lost while counting would make a rate look better or worse than it is: say so.
   for (const { workers, peer, orrery } of rows) {
     if (peer.lostSpans > 0)

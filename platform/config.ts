@@ -56,8 +56,11 @@ const environmentSchema = z
   .superRefine(checkKafkaEnvironment)
   .superRefine(checkHttpEnvironment);
 
-/** The chat-completions fields the service writes itself (api/inference/upstream.ts). */
-const serviceBodyFields = new Set([
+/**
+ * The chat-completions fields the service writes itself (api/inference/upstream.ts; its int test
+ * holds the body it sends to this list).
+ */
+export const serviceBodyFields = new Set([
   'model',
   'messages',
   'max_tokens',

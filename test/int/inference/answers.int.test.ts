@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPreview } from '../../../domain/inference/render-preview.ts';
 import { renderTitle } from '../../../domain/inference/render-title.ts';
 import { previewRequest, titleRequest } from '../../../domain/inference/requests.ts';
+import { serviceBodyFields } from '../../../platform/config.ts';
 import type { Scripted } from '../../harness/model-server.ts';
 import {
   type Customer,
@@ -133,6 +134,11 @@ describe('a model that continues a started answer (answerPrefix)', () => {
     await invoke(service.api, 'continuer/v1/titles', titleBody, customer.key);
     const asked = service.model.requests.at(-1)!;
     expect(asked.body).toMatchObject({ dry_multiplier: 0.8, grammar: 'root ::= [a-z]+', temperature: 0 });
+    // Every other field is one the service sets, which a model's extraBody may not name.
+    const serviceFields = Object.keys(asked.body).filter(
+      (field) => !['dry_multiplier', 'grammar'].includes(field),
+    );
+    expect(new Set(serviceFields)).toEqual(serviceBodyFields);
   });
 });
 
