@@ -55,11 +55,10 @@ export async function runConsumer<E>(
 ): Promise<RunningConsumer> {
   const { groupId } = projection;
   const log = deps.logger.child({ group: groupId });
-  const consumer: Consumer = groupConsumer(
-    createKafka(`orrery-${groupId}`, deps.kafka),
-    groupId,
-    projection.maxWaitMs ?? 250,
-  );
+  const consumer: Consumer = groupConsumer(createKafka(`orrery-${groupId}`, deps.kafka), groupId, {
+    maxWaitMs: projection.maxWaitMs ?? 250,
+    minBytes: projection.fetchMinBytes,
+  });
   await consumer.connect();
   await consumer.subscribe({ topics: [topics[projection.stream].name] });
 

@@ -76,15 +76,27 @@ export function createKafka(
   });
 }
 
+/** How long the broker may hold a consumer's fetch, and for how many bytes. */
+export interface FetchWait {
+  maxWaitMs: number;
+  /** The broker answers once it has this many bytes, or `maxWaitMs` has passed: 1 by default. */
+  minBytes?: number;
+}
+
 /**
  * A member of a consumer group that commits its own offsets, and reads a topic from its beginning
  * when the group has none. librdkafka heartbeats from its own thread, so a busy event loop does
  * not look dead; a member that really died (kill -9) hands its partitions on within 10 s. A fetch
- * returns as soon as a record is there, waiting at most `maxWaitMs` (waiting for a megabyte made a
- * span take 600-700 ms instead of 200 to become queryable); a batch holds what librdkafka
- * prefetched while the last one was being handled, up to ten thousand: large under load.
+ * returns as soon as `minBytes` are there, by default a record, waiting at most `maxWaitMs`
+ * (waiting for a megabyte made a span take 600-700 ms instead of 200 to become queryable); a
+ * batch holds what librdkafka prefetched while the last one was being handled, up to ten
+ * thousand: large under load.
  */
-export function groupConsumer(kafka: Kafka, groupId: string, maxWaitMs: number): Consumer {
+export function groupConsumer(
+  kafka: Kafka,
+  groupId: string,
+  { maxWaitMs, minBytes = 1 }: FetchWait,
+): Consumer {
   if (maxWaitMs > longestFetchWaitMs)
     throw new RangeError(`a fetch waits at most ${longestFetchWaitMs} ms; ${maxWaitMs} was asked`);
   return kafka.consumer({
@@ -95,6 +107,7 @@ export function groupConsumer(kafka: Kafka, groupId: string, maxWaitMs: number):
       sessionTimeout: 10_000,
       heartbeatInterval: 2_000,
       maxWaitTimeInMs: maxWaitMs,
+      minBytes,
       maxBytes: 64 * 1024 * 1024,
       allowAutoTopicCreation: false,
     },

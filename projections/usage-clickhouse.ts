@@ -2,7 +2,7 @@ import type { UsageRecorded } from '../domain/usage/events.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { insertRows } from '../platform/clickhouse-insert.ts';
 import { usageFromWire } from '../schemas/events/usage-mapping.ts';
-import type { Projection } from './projection.ts';
+import { type Projection, trickleFetchMinBytes } from './projection.ts';
 
 // Usage events → ClickHouse `requests` (the Endpoints > Requests list, which shows the title and
 // preview requests; a run's metered stretches are kept beside them for reconciliation). One insert per batch;
@@ -11,6 +11,7 @@ export function usageClickHouseProjection(clickhouse: ClickHouseClient): Project
   return {
     groupId: 'orrery-usage-clickhouse',
     stream: 'usage',
+    fetchMinBytes: trickleFetchMinBytes,
     maxWaitMs: 1000,
     // Few large inserts: a quarter of a second lets every partition's batch join one insert, and
     // at most one insert a second (the list is read by people, not by the next request).

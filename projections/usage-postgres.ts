@@ -4,7 +4,7 @@ import { identifier } from '../platform/clickhouse.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { usageFromWire } from '../schemas/events/usage-mapping.ts';
 import { projectBatchOnce } from './postgres-offsets.ts';
-import type { Projection } from './projection.ts';
+import { type Projection, trickleFetchMinBytes } from './projection.ts';
 
 export const usagePostgresGroupId = 'orrery-usage-postgres';
 
@@ -51,6 +51,7 @@ export function usagePostgresProjection(
   return {
     groupId,
     stream: 'usage',
+    fetchMinBytes: trickleFetchMinBytes,
     maxWaitMs: 250,
     // A transaction costs Postgres more than the events in it: at 500 titles a second a fetch
     // brings a handful of events, a hundred-odd transactions a second, 15 % of a core. Gathered,
