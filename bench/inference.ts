@@ -12,6 +12,7 @@ import { publishOrgEvents } from '../producers/org.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { refusedBaseUrl } from '../test/harness/model-server.ts';
 import { projectUsageUntilCaughtUp } from './catch-up.ts';
+import { percentile } from './machine.ts';
 import { cpuBetween, cpuLine, processCpuMs, readCpu } from './process-cpu.ts';
 
 // The title endpoint under a fixed offered rate (open loop): requests per second, and the time
@@ -208,8 +209,6 @@ async function offer(
 }
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 interface RunFigures {
