@@ -161,8 +161,8 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
     // rewrite. Gathering only the partitions' concurrent batches left 12 inserts a second of
     // about 600 spans under one telemetrygen exporter, and ClickHouse merging 9 rows for each
     // written (57 ms of CPU per 1,000 spans); two a second, 19 ms. One a second (14 ms) left a
-    // span queryable up to 2.4 s after its answer (the partitions fetch only between writes);
-    // two, up to 1.3 s, inside the 2 s that issue 10 allows.
+    // span queryable up to 2.4 s after its answer (a partition's next batch is taken only once
+    // the write holding its last is done); two, up to 1.3 s, inside the 2 s issue 10 allows.
     gather: { maxMessages: 20_000, maxWaitMs: 250, minIntervalMs: 500 },
     fromWire: spanEventFromWire,
     async project(batch) {
