@@ -24,7 +24,10 @@ export interface Projection<E> {
    * projections that store their position beside their rows.
    */
   project(batch: Delivered<E>[], groupId: string): Promise<void>;
-  /** How long a fetch waits to fill a batch: about a second for analytics, less for state. */
+  /**
+   * The longest a fetch waits for `fetchMinBytes` (by default one record): how late a projection
+   * may learn of the first event after a quiet spell; about a second for analytics, less for state.
+   */
   readonly maxWaitMs?: number;
   /** The bytes a fetch waits for, up to `maxWaitMs`: by default a record's (see trickleFetchMinBytes). */
   readonly fetchMinBytes?: number;
