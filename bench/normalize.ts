@@ -30,10 +30,8 @@ for (let round = 0; round < rounds; round += 1) {
     type: 'SpansReceived',
     eventId: 'e',
     orgId: 'o',
-    traceId: 't',
     occurredAt: new Date(),
-    traceFirstReceivedAt: new Date(),
-    spans,
+    traces: [{ traceId: 't', traceFirstReceivedAt: new Date(), spans }],
   });
   encodeWire(eventType, wire);
   const done = performance.now();

@@ -32,6 +32,7 @@ const producerThatSendsNothing: EventProducer = {
   sendRaw: () => Promise.reject(new Error('the OpenAPI document is built without Kafka')),
   disconnect: () => Promise.resolve(),
   reachable: () => Promise.resolve(false),
+  partitionCount: () => Promise.reject(new Error('the OpenAPI document is built without Kafka')),
   get registry(): never {
     throw new Error('the OpenAPI document is built without the schema registry');
   },

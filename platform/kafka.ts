@@ -1,4 +1,5 @@
 import confluent, { type KafkaJS } from '@confluentinc/kafka-javascript';
+import murmurhash from 'murmurhash';
 import { config } from './config.ts';
 import type { KafkaSettings } from './kafka-settings.ts';
 import { logger } from './logger.ts';
@@ -14,6 +15,18 @@ export type Producer = KafkaJS.Producer;
 export type EachBatchPayload = KafkaJS.EachBatchPayload;
 export type KafkaMessage = KafkaJS.KafkaMessage;
 export const { CompressionTypes } = confluent.KafkaJS;
+
+// The seed of Kafka's murmur2 (org.apache.kafka.common.utils.Utils.murmur2).
+const murmur2Seed = 0x9747b28c;
+
+/**
+ * The partition Kafka gives a keyed record: murmur2 of the key's UTF-8 bytes, made positive, modulo
+ * the partition count, as the Java client's default partitioner and librdkafka's murmur2_random
+ * (which the KafkaJS-shaped producer is set to) place it.
+ */
+export function keyPartition(key: string, partitionCount: number): number {
+  return (murmurhash.v2(key, murmur2Seed) & 0x7fffffff) % partitionCount;
+}
 
 /** librdkafka's logs through our pino logger, so every process logs JSON. */
 const kafkaLogger: KafkaJS.Logger = {

@@ -11,6 +11,7 @@ export interface OutgoingMessage {
   key: Buffer | string | null;
   value: Buffer | null;
   headers?: Record<string, Buffer | string>;
+  partition?: number;
 }
 
 /**
@@ -20,7 +21,7 @@ export interface OutgoingMessage {
  * their own; a caller never fails because another caller's records did.
  */
 export interface EventProducer {
-  send<T extends object>(stream: StreamName, records: { key: string; value: T }[]): Promise<void>;
+  send<T extends object>(stream: StreamName, records: StreamRecord<T>[]): Promise<void>;
   /** Sends already-encoded messages as they are: the dead-letter path keeps the original bytes. */
   sendRaw(topic: string, messages: OutgoingMessage[]): Promise<void>;
   disconnect(): Promise<void>;
@@ -30,7 +31,19 @@ export interface EventProducer {
    * probe. A connection still being made is not cut here: the caller bounds its wait.
    */
   reachable(timeoutMs: number): Promise<boolean>;
+  /**
+   * How many partitions the stream's topic has, as the cluster says (asked once per connection):
+   * for a publisher that places records itself the way Kafka places their keys.
+   */
+  partitionCount(stream: StreamName): Promise<number>;
   readonly registry: SchemaRegistry;
+}
+
+/** A record of a stream; `partition` when the publisher placed it, else Kafka places it by its key. */
+export interface StreamRecord<T extends object> {
+  key: string;
+  value: T;
+  partition?: number;
 }
 
 export class PublishFailed extends Error {
@@ -65,7 +78,7 @@ function producerConfig(settings: KafkaSettings) {
     // A produce request to a silent broker is given up on, and retried, after one request's time.
     'socket.timeout.ms': settings.timeouts.requestMs,
     'message.timeout.ms': settings.timeouts.deliveryMs,
-    // Span events carry up to about 1 MiB of span data (api/otlp/ingest.ts, chunkBySize).
+    // Span events carry up to about 1 MiB of span data (producers/spans.ts, chunkBySize).
     'message.max.bytes': 16 * 1024 * 1024,
   };
 }
@@ -85,6 +98,7 @@ export async function createEventProducer(
   let current: { instance: Producer; connected: Promise<Producer>; ready: boolean } | undefined;
   let closed = false;
   let admin: { instance: Producer; connected: Promise<Admin> } | undefined;
+  const partitionCounts = new WeakMap<Producer, Map<StreamName, Promise<number>>>();
 
   async function codecFor(stream: StreamName): Promise<StreamCodec<object>> {
     let codec = codecs.get(stream);
@@ -143,6 +157,26 @@ export async function createEventProducer(
     }
   }
 
+  async function partitionCount(stream: StreamName): Promise<number> {
+    const instance = await producer();
+    const counts = partitionCounts.get(instance) ?? new Map<StreamName, Promise<number>>();
+    partitionCounts.set(instance, counts);
+    let count = counts.get(stream);
+    if (!count) {
+      count = adminOf(instance)
+        .then((client) => client.fetchTopicMetadata({ topics: [topics[stream].name] }))
+        .then(([topic]) => {
+          if (!topic?.partitions.length)
+            throw new PublishFailed(`topic ${topics[stream].name} has no partitions`);
+          return topic.partitions.length;
+        });
+      counts.set(stream, count);
+      // A failed lookup is asked again by the next publish, not remembered.
+      count.catch(() => counts.delete(stream));
+    }
+    return count;
+  }
+
   async function deliver(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (closed) throw new PublishFailed('the producer is closed');
     let timer: NodeJS.Timeout | undefined;
@@ -177,10 +211,23 @@ export async function createEventProducer(
   return {
     registry,
     reachable,
+    async partitionCount(stream) {
+      try {
+        return await partitionCount(stream);
+      } catch (error) {
+        throw error instanceof PublishFailed
+          ? error
+          : new PublishFailed(`the partitions of ${topics[stream].name} could not be read`, { cause: error });
+      }
+    },
     async send(stream, records) {
       if (records.length === 0) return;
       const codec = await codecFor(stream);
-      const messages = records.map((record) => ({ key: record.key, value: codec.encode(record.value) }));
+      const messages = records.map((record) => ({
+        key: record.key,
+        value: codec.encode(record.value),
+        partition: record.partition,
+      }));
       await deliver(topics[stream].name, messages);
     },
     async sendRaw(topic, messages) {

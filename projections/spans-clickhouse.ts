@@ -1,4 +1,4 @@
-import type { PublishedSpan, SpanEvent } from '../domain/tracing/events.ts';
+import type { PublishedSpan, ReceivedTrace, SpanEvent } from '../domain/tracing/events.ts';
 import { type ClickHouseClient, identifier, joinSql, sql } from '../platform/clickhouse.ts';
 import { type FieldValue, insertRows } from '../platform/clickhouse-insert.ts';
 import { logger } from '../platform/logger.ts';
@@ -54,17 +54,21 @@ export function spanWriteSteps(batch: readonly { event: SpanEvent; offset: strin
   return steps;
 }
 
-/** One `spans` row; 64-bit numbers as decimal text, which ClickHouse parses exactly. */
+/**
+ * One `spans` row; 64-bit numbers as decimal text, which ClickHouse parses exactly. `index` is the
+ * span's place in its event, across the event's traces: with the offset, the order it was sent in.
+ */
 export function spanRow(
   { event, offset }: ReceivedAt,
+  trace: ReceivedTrace,
   span: PublishedSpan,
   index: number,
 ): Record<string, FieldValue> {
   return {
     org_id: event.orgId,
-    trace_id: event.traceId,
+    trace_id: trace.traceId,
     span_id: span.spanId,
-    trace_first_received_at: Math.floor(event.traceFirstReceivedAt.getTime() / 1000),
+    trace_first_received_at: Math.floor(trace.traceFirstReceivedAt.getTime() / 1000),
     parent_span_id: span.parentSpanId,
     name: span.name,
     kind: span.kind,
@@ -98,6 +102,17 @@ export function spanRow(
   };
 }
 
+/** The rows of an insert step: each event's spans numbered in order across its traces. */
+export function spanRows(events: readonly ReceivedAt[]): Record<string, FieldValue>[] {
+  const rows: Record<string, FieldValue>[] = [];
+  for (const received of events) {
+    let index = 0;
+    for (const trace of received.event.traces)
+      for (const span of trace.spans) rows.push(spanRow(received, trace, span, index++));
+  }
+  return rows;
+}
+
 /** `spans` and the tables its materialized views write, which a deletion mutates alike. */
 const spanTables = ['spans', 'trace_fragments', 'span_facts'] as const;
 
@@ -109,10 +124,7 @@ const mutationWaitMs = 10_000;
 
 export function spansClickHouseProjection(clickhouse: ClickHouseClient): Projection<SpanEvent> {
   async function insert(events: ReceivedAt[]): Promise<void> {
-    const values = events.flatMap((received) =>
-      received.event.spans.map((span, index) => spanRow(received, span, index)),
-    );
-    await insertRows(clickhouse, 'spans', values);
+    await insertRows(clickhouse, 'spans', spanRows(events));
   }
 
   async function remove(traces: { orgId: string; traceId: string }[]): Promise<void> {

@@ -6,13 +6,13 @@ import {
   factsAfter,
   type LedgerFacts,
 } from '../../domain/tracing/admission.ts';
-import type { PublishedSpan, SpanEvent } from '../../domain/tracing/events.ts';
+import type { PublishedSpan } from '../../domain/tracing/events.ts';
 import { normalizeSpan, prepareResource } from '../../domain/tracing/normalize.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
 import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
-import { publishSpanEvents } from '../../producers/spans.ts';
+import { publishSpanEvents, publishSpansReceived } from '../../producers/spans.ts';
 import type { AdmissionLeases } from '../../stores/admission-lease.ts';
 import { readLedger, recordAccepted, recordDeletion, traceKnown } from '../../stores/ingest-ledger.ts';
 
@@ -64,30 +64,7 @@ export function normalizeRequest(request: OtlpTraceRequest): PublishedSpan[] {
   return spans;
 }
 
-/**
- * A trace's spans from one request go in events of at most about 1 MiB of span data (a span is at
- * most `limits.spanBytes`), so no Kafka message comes near the broker's size limit, whatever the
- * request.
- */
-const maxEventBytes = 1024 * 1024;
-
-export function chunkBySize(spans: PublishedSpan[]): PublishedSpan[][] {
-  const chunks: PublishedSpan[][] = [];
-  let chunk: PublishedSpan[] = [];
-  let bytes = 0;
-  for (const span of spans) {
-    if (chunk.length > 0 && bytes + span.sizeBytes > maxEventBytes) {
-      chunks.push(chunk);
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(span);
-    bytes += span.sizeBytes;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-}
-
+/** The accepted spans by trace, in the order each trace's first span came. */
 function groupByTrace(spans: PublishedSpan[]): Map<string, PublishedSpan[]> {
   const byTrace = new Map<string, PublishedSpan[]>();
   for (const span of spans) {
@@ -176,19 +153,12 @@ export async function admitRequests(
     if (accepted.length === 0) return admissions;
 
     const decided = performance.now();
-    const byTrace = groupByTrace(accepted);
-    const events: SpanEvent[] = [...byTrace].flatMap(([traceId, traceSpans]) =>
-      chunkBySize(traceSpans).map((chunk) => ({
-        type: 'SpansReceived' as const,
-        eventId: randomUUID(),
-        orgId,
-        traceId,
-        occurredAt: now,
-        traceFirstReceivedAt: ledger.traceFirstReceived.get(traceId) ?? now,
-        spans: chunk,
-      })),
-    );
-    await publishSpanEvents(deps.producer, events);
+    const traces = [...groupByTrace(accepted)].map(([traceId, spans]) => ({
+      traceId,
+      traceFirstReceivedAt: ledger.traceFirstReceived.get(traceId) ?? now,
+      spans,
+    }));
+    await publishSpansReceived(deps.producer, { orgId, occurredAt: now, traces });
     const published = performance.now();
     await recordAccepted(deps.pool, lease, {
       month,

@@ -1,4 +1,4 @@
-import type { PublishedSpan, SpanEvent } from '../../domain/tracing/events.ts';
+import type { PublishedSpan, ReceivedTrace, SpanEvent } from '../../domain/tracing/events.ts';
 import { type SpanKind, spanKinds } from '../../domain/tracing/span.ts';
 import { text, type Wire } from './wire.ts';
 
@@ -48,21 +48,18 @@ function fixed64(value: bigint): { low: number; high: number; unsigned: boolean 
   return { low: Number(value & 0xffffffffn), high: Number((value >> 32n) & 0xffffffffn), unsigned: true };
 }
 
-export function spanEventToWire(event: SpanEvent): Wire {
-  const envelope = {
-    eventId: event.eventId,
-    orgId: event.orgId,
-    occurredAtMs: event.occurredAt.getTime(),
-    traceId: event.traceId,
-  };
-  if (event.type === 'TraceDeleted') return { ...envelope, traceDeleted: {} };
+function traceToWire(trace: ReceivedTrace): Wire {
   return {
-    ...envelope,
-    spansReceived: {
-      traceFirstReceivedAtMs: event.traceFirstReceivedAt.getTime(),
-      spans: event.spans.map(spanToWire),
-    },
+    traceId: trace.traceId,
+    traceFirstReceivedAtMs: trace.traceFirstReceivedAt.getTime(),
+    spans: trace.spans.map(spanToWire),
   };
+}
+
+export function spanEventToWire(event: SpanEvent): Wire {
+  const envelope = { eventId: event.eventId, orgId: event.orgId, occurredAtMs: event.occurredAt.getTime() };
+  if (event.type === 'TraceDeleted') return { ...envelope, traceId: event.traceId, traceDeleted: {} };
+  return { ...envelope, tracesReceived: { traces: event.traces.map(traceToWire) } };
 }
 
 const optionalText = (wire: Wire, key: string) =>
@@ -106,6 +103,28 @@ function spanFromWire(traceId: string, wire: Wire): PublishedSpan {
   };
 }
 
+const spansOf = (body: Wire) => (Array.isArray(body.spans) ? (body.spans as Wire[]) : []);
+
+function traceFromWire(traceId: string, body: Wire): ReceivedTrace {
+  return {
+    traceId,
+    traceFirstReceivedAt: new Date(Number(body.traceFirstReceivedAtMs ?? 0)),
+    spans: spansOf(body).map((span) => spanFromWire(traceId, span)),
+  };
+}
+
+/** The traces of a TracesReceived, or the one trace of a SpansReceived written before it existed. */
+function receivedTraces(wire: Wire): ReceivedTrace[] | undefined {
+  if (wire.event === 'spansReceived') {
+    const traceId = text(wire.traceId);
+    return traceId ? [traceFromWire(traceId, (wire.spansReceived ?? {}) as Wire)] : undefined;
+  }
+  const body = (wire.tracesReceived ?? {}) as Wire;
+  const traces = Array.isArray(body.traces) ? (body.traces as Wire[]) : [];
+  if (traces.some((trace) => !text(trace.traceId))) return undefined;
+  return traces.map((trace) => traceFromWire(text(trace.traceId), trace));
+}
+
 /**
  * From a value decoded with `toObject({ longs: String, defaults: true, oneofs: true })`. Proto3
  * `optional` fields are absent (not defaulted) when unset, which keeps null apart from empty.
@@ -114,18 +133,14 @@ export function spanEventFromWire(wire: Wire): SpanEvent | undefined {
   const base = {
     eventId: text(wire.eventId),
     orgId: text(wire.orgId),
-    traceId: text(wire.traceId),
     occurredAt: new Date(Number(wire.occurredAtMs ?? 0)),
   };
-  if (!base.eventId || !base.orgId || !base.traceId) return undefined;
-  if (wire.event === 'traceDeleted') return { ...base, type: 'TraceDeleted' };
-  if (wire.event !== 'spansReceived') return undefined;
-  const body = (wire.spansReceived ?? {}) as Wire;
-  const spans = Array.isArray(body.spans) ? (body.spans as Wire[]) : [];
-  return {
-    ...base,
-    type: 'SpansReceived',
-    traceFirstReceivedAt: new Date(Number(body.traceFirstReceivedAtMs ?? 0)),
-    spans: spans.map((span) => spanFromWire(base.traceId, span)),
-  };
+  if (!base.eventId || !base.orgId) return undefined;
+  if (wire.event === 'traceDeleted') {
+    const traceId = text(wire.traceId);
+    return traceId ? { ...base, type: 'TraceDeleted', traceId } : undefined;
+  }
+  if (wire.event !== 'spansReceived' && wire.event !== 'tracesReceived') return undefined;
+  const traces = receivedTraces(wire);
+  return traces ? { ...base, type: 'SpansReceived', traces } : undefined;
 }

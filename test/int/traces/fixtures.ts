@@ -49,10 +49,8 @@ export function spansReceived(
     type: 'SpansReceived',
     eventId: randomUUID(),
     orgId,
-    traceId,
     occurredAt: new Date(),
-    traceFirstReceivedAt,
-    spans,
+    traces: [{ traceId, traceFirstReceivedAt, spans }],
   };
 }
 

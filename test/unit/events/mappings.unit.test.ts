@@ -265,12 +265,67 @@ describe('event mappings round-trip through protobuf', () => {
       type: 'SpansReceived',
       eventId: 'e',
       orgId: 'o',
-      traceId: span.traceId,
       occurredAt: at,
-      traceFirstReceivedAt: new Date('2026-11-21T00:00:00Z'),
-      spans: [span],
+      traces: [
+        { traceId: span.traceId, traceFirstReceivedAt: new Date('2026-11-21T00:00:00Z'), spans: [span] },
+      ],
     };
     expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
+  });
+
+  it('spans received keeps each trace apart, with its own first-received time', () => {
+    const other = publishedSpan({ traceId: 'other-trace', spanId: 'other-span' });
+    const event: SpanEvent = {
+      type: 'SpansReceived',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      traces: [
+        { traceId: span.traceId, traceFirstReceivedAt: new Date('2026-11-21T00:00:00Z'), spans: [span] },
+        { traceId: 'other-trace', traceFirstReceivedAt: at, spans: [other] },
+      ],
+    };
+    expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
+  });
+
+  it('reads the one-trace SpansReceived written before traces travelled together', () => {
+    const firstReceived = new Date('2026-11-21T00:00:00Z');
+    // The span's wire form is unchanged; only the envelope around it was.
+    const current = spanEventToWire({
+      type: 'SpansReceived',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      traces: [{ traceId: span.traceId, traceFirstReceivedAt: firstReceived, spans: [span] }],
+    }) as { tracesReceived: { traces: { spans: unknown[] }[] } };
+    const legacy = {
+      eventId: 'e',
+      orgId: 'o',
+      occurredAtMs: at.getTime(),
+      traceId: span.traceId,
+      spansReceived: {
+        traceFirstReceivedAtMs: firstReceived.getTime(),
+        spans: current.tracesReceived.traces[0]?.spans,
+      },
+    };
+    expect(spanEventFromWire(throughProtobuf('spans', legacy))).toEqual({
+      type: 'SpansReceived',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      traces: [{ traceId: span.traceId, traceFirstReceivedAt: firstReceived, spans: [span] }],
+    });
+  });
+
+  it('refuses a received trace without its id rather than storing it under none', () => {
+    const wire = spanEventToWire({
+      type: 'SpansReceived',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      traces: [{ traceId: '', traceFirstReceivedAt: at, spans: [span] }],
+    });
+    expect(spanEventFromWire(throughProtobuf('spans', wire))).toBeUndefined();
   });
 
   it('trace deleted', () => {

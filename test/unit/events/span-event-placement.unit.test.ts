@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { ReceivedTrace, SpanEvent } from '../../../domain/tracing/events.ts';
+import { keyPartition } from '../../../platform/kafka.ts';
+import { chunkBySize, spansReceivedEvents } from '../../../producers/spans.ts';
+import { publishedSpan } from '../../harness/spans.ts';
+
+describe("Kafka's placement of a key", () => {
+  // Kafka's own murmur2 vectors (clients' UtilsTest.testMurmur2), as signed 32-bit values.
+  it.each([
+    ['21', -973932308],
+    ['foobar', -790332482],
+    ['a-little-bit-long-string', -985981536],
+    ['a-little-bit-longer-string', -1486304829],
+    ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
+    ['abc', 479470107],
+  ])('%s hashes as Kafka hashes it', (key, murmur2) => {
+    const partitionCount = 1_000_003;
+    expect(keyPartition(key, partitionCount)).toBe((murmur2 & 0x7fffffff) % partitionCount);
+  });
+});
+
+const at = new Date('2026-11-25T10:00:00Z');
+const trace = (traceId: string, spanCount: number, sizeBytes = 100): ReceivedTrace => ({
+  traceId,
+  traceFirstReceivedAt: at,
+  spans: Array.from({ length: spanCount }, (_, index) =>
+    publishedSpan({ traceId, spanId: `${traceId}-${index}`, sizeBytes }),
+  ),
+});
+const traceIds = (event: SpanEvent) =>
+  event.type === 'SpansReceived' ? event.traces.map((t) => t.traceId) : [];
+
+describe("one request's spans as SpansReceived events", () => {
+  const traces = Array.from({ length: 128 }, (_, index) => trace(`trace-${index}`, 4));
+  const events = spansReceivedEvents({ orgId: 'org_a', occurredAt: at, traces }, 4);
+
+  it('is one event per partition the traces fall on, each trace on the partition of its key', () => {
+    expect(events).toHaveLength(4);
+    for (const event of events) {
+      const partitions = new Set(traceIds(event).map((traceId) => keyPartition(`org_a/${traceId}`, 4)));
+      expect(partitions.size).toBe(1);
+    }
+    expect(events.flatMap(traceIds).sort()).toEqual(traces.map((t) => t.traceId).sort());
+  });
+
+  it('keeps the traces in the order they came, each with all its spans, under ids of their own', () => {
+    for (const event of events) {
+      const ids = traceIds(event);
+      expect(ids).toEqual([...ids].sort((a, b) => Number(a.split('-')[1]) - Number(b.split('-')[1])));
+      if (event.type === 'SpansReceived') for (const t of event.traces) expect(t.spans).toHaveLength(4);
+    }
+    expect(new Set(events.map((event) => event.eventId)).size).toBe(4);
+  });
+});
+
+describe('events of at most about 1 MiB of span data', () => {
+  const kib = 1024;
+
+  it('cuts between spans, a trace going on in the next event in order', () => {
+    const chunks = chunkBySize([trace('a', 3, 400 * kib), trace('b', 2, 300 * kib)]);
+    expect(
+      chunks.map((chunk) => chunk.map((t) => `${t.traceId}:${t.spans.map((s) => s.spanId).join(',')}`)),
+    ).toEqual([['a:a-0,a-1'], ['a:a-2', 'b:b-0,b-1']]);
+  });
+
+  it('keeps a span larger than the bound whole, in an event of its own', () => {
+    const chunks = chunkBySize([trace('a', 1, 10), trace('b', 1, 2048 * kib), trace('c', 1, 10)]);
+    expect(chunks.map((chunk) => chunk.map((t) => t.traceId))).toEqual([['a'], ['b'], ['c']]);
+  });
+});
