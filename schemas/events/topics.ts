@@ -56,7 +56,7 @@ export const topics = {
     name: 'orrery.spans.v1',
     schemaFile: 'spans.proto',
     messageType: 'orrery.spans.v1.SpanEvent',
-    key: 'org id and trace id',
+    key: 'org id; placed on the partition of org id/trace id (producers/spans.ts)',
     retentionMs: days(31),
   },
 } as const satisfies Record<string, TopicSpec>;

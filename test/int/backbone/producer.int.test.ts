@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { config } from '../../../platform/config.ts';
-import { withAdmin } from '../../../platform/kafka.ts';
+import { keyPartition, withAdmin } from '../../../platform/kafka.ts';
 import type { KafkaSettings } from '../../../platform/kafka-settings.ts';
 import { createEventProducer, type EventProducer, PublishFailed } from '../../../producers/producer.ts';
 import { readTopic } from '../../harness/kafka.ts';
@@ -99,6 +99,23 @@ it("places a key on the Java client's partition (murmur2), as every other produc
     expect.arrayContaining(javaMurmur2.map(([key, hash]) => [key, (hash & 0x7fffffff) % partitions])),
   );
   expect(placed).toHaveLength(javaMurmur2.length);
+  // keyPartition says the same: the spans' publisher places a trace's events by it (producers/spans.ts).
+  expect(placed).toEqual(
+    expect.arrayContaining(placed.map(([key]) => [key, keyPartition(String(key), partitions)])),
+  );
+});
+
+it("reads a stream's partition count from the cluster, as provisioning made it", async () => {
+  expect(await producer.partitionCount('spans')).toBe(config().kafka.partitions);
+});
+
+it('puts a record on the partition it names, whatever its key', async () => {
+  const marker = randomUUID();
+  const key = 'abc';
+  const named = (keyPartition(key, partitions) + 1) % partitions;
+  await producer.sendRaw(topic, [{ key, value: Buffer.from(marker), partition: named }]);
+  const read = await readTopic(topic, (messages) => messages.some((m) => m.value.toString() === marker));
+  expect(read.find((message) => message.value.toString() === marker)?.partition).toBe(named);
 });
 
 it("fails only the caller whose records failed: another caller's send goes through", async () => {

@@ -4,20 +4,8 @@ import { keyPartition } from '../../../platform/kafka.ts';
 import { chunkBySize, spansReceivedEvents } from '../../../producers/spans.ts';
 import { publishedSpan } from '../../harness/spans.ts';
 
-describe("Kafka's placement of a key", () => {
-  // Kafka's own murmur2 vectors (clients' UtilsTest.testMurmur2), as signed 32-bit values.
-  it.each([
-    ['21', -973932308],
-    ['foobar', -790332482],
-    ['a-little-bit-long-string', -985981536],
-    ['a-little-bit-longer-string', -1486304829],
-    ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
-    ['abc', 479470107],
-  ])('%s hashes as Kafka hashes it', (key, murmur2) => {
-    const partitionCount = 1_000_003;
-    expect(keyPartition(key, partitionCount)).toBe((murmur2 & 0x7fffffff) % partitionCount);
-  });
-});
+// keyPartition is checked against Kafka's own murmur2 vectors and the broker's placement in
+// test/int/backbone/producer.int.test.ts.
 
 const at = new Date('2026-11-25T10:00:00Z');
 const trace = (traceId: string, spanCount: number, sizeBytes = 100): ReceivedTrace => ({
