@@ -10,20 +10,42 @@ import type { EventProducer } from './producer.ts';
  */
 const traceKey = (orgId: string, traceId: string) => `${orgId}/${traceId}`;
 
-/** Where an event goes: a SpansReceived's traces all fall on one partition (spansReceivedEvents). */
-function eventPartition(event: SpanEvent, partitionCount: number): number | undefined {
-  const traceId = event.type === 'TraceDeleted' ? event.traceId : event.traces[0]?.traceId;
-  return traceId === undefined ? undefined : keyPartition(traceKey(event.orgId, traceId), partitionCount);
+/** A span event and the partition it goes to. */
+export interface PlacedSpanEvent {
+  partition: number;
+  event: SpanEvent;
 }
 
-/** Each event on its traces' partition, keyed by org (the partition, not the key, places it). */
+/** An event on its traces' partition; refused if its traces fall on more than one. */
+function placed(event: SpanEvent, partitionCount: number): PlacedSpanEvent[] {
+  const traceIds =
+    event.type === 'TraceDeleted' ? [event.traceId] : event.traces.map((trace) => trace.traceId);
+  const partitions = new Set(
+    traceIds.map((traceId) => keyPartition(traceKey(event.orgId, traceId), partitionCount)),
+  );
+  if (partitions.size > 1)
+    throw new Error(
+      'a SpansReceived holds traces of more than one partition: build it with spansReceivedEvents',
+    );
+  const [partition] = partitions;
+  return partition === undefined ? [] : [{ partition, event }];
+}
+
+/** Keyed by org: the partition, not the key, places a span event. */
+function sendPlaced(producer: EventProducer, events: PlacedSpanEvent[]): Promise<void> {
+  return producer.send(
+    'spans',
+    events.map(({ partition, event }) => ({ key: event.orgId, partition, value: spanEventToWire(event) })),
+  );
+}
+
+/** Each event on the partition of its traces' keys. */
 export async function publishSpanEvents(producer: EventProducer, events: SpanEvent[]): Promise<void> {
   const partitionCount = await producer.partitionCount('spans');
-  const records = events.flatMap((event) => {
-    const partition = eventPartition(event, partitionCount);
-    return partition === undefined ? [] : [{ key: event.orgId, partition, value: spanEventToWire(event) }];
-  });
-  await producer.send('spans', records);
+  await sendPlaced(
+    producer,
+    events.flatMap((event) => placed(event, partitionCount)),
+  );
 }
 
 /**
@@ -65,7 +87,7 @@ export function chunkBySize(traces: ReceivedTrace[]): ReceivedTrace[][] {
 export function spansReceivedEvents(
   received: { orgId: string; occurredAt: Date; traces: ReceivedTrace[] },
   partitionCount: number,
-): SpanEvent[] {
+): PlacedSpanEvent[] {
   const byPartition = new Map<number, ReceivedTrace[]>();
   for (const trace of received.traces) {
     const partition = keyPartition(traceKey(received.orgId, trace.traceId), partitionCount);
@@ -73,13 +95,16 @@ export function spansReceivedEvents(
     traces.push(trace);
     byPartition.set(partition, traces);
   }
-  return [...byPartition.values()].flatMap((traces) =>
+  return [...byPartition].flatMap(([partition, traces]) =>
     chunkBySize(traces).map((chunk) => ({
-      type: 'SpansReceived' as const,
-      eventId: randomUUID(),
-      orgId: received.orgId,
-      occurredAt: received.occurredAt,
-      traces: chunk,
+      partition,
+      event: {
+        type: 'SpansReceived' as const,
+        eventId: randomUUID(),
+        orgId: received.orgId,
+        occurredAt: received.occurredAt,
+        traces: chunk,
+      },
     })),
   );
 }
@@ -89,6 +114,5 @@ export async function publishSpansReceived(
   producer: EventProducer,
   received: { orgId: string; occurredAt: Date; traces: ReceivedTrace[] },
 ): Promise<void> {
-  const events = spansReceivedEvents(received, await producer.partitionCount('spans'));
-  await publishSpanEvents(producer, events);
+  await sendPlaced(producer, spansReceivedEvents(received, await producer.partitionCount('spans')));
 }

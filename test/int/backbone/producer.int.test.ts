@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import { config } from '../../../platform/config.ts';
 import { keyPartition, withAdmin } from '../../../platform/kafka.ts';
 import type { KafkaSettings } from '../../../platform/kafka-settings.ts';
 import { createEventProducer, type EventProducer, PublishFailed } from '../../../producers/producer.ts';
+import { publishSpanEvents } from '../../../producers/spans.ts';
 import { readTopic } from '../../harness/kafka.ts';
 
 // The platform's one producer against the real broker, read back through the same client: a key's
@@ -116,6 +118,25 @@ it('puts a record on the partition it names, whatever its key', async () => {
   await producer.sendRaw(topic, [{ key, value: Buffer.from(marker), partition: named }]);
   const read = await readTopic(topic, (messages) => messages.some((m) => m.value.toString() === marker));
   expect(read.find((message) => message.value.toString() === marker)?.partition).toBe(named);
+});
+
+it('refuses a SpansReceived whose traces fall on two partitions, sending nothing', async () => {
+  const count = await producer.partitionCount('spans');
+  const partitionOf = (traceId: string) => keyPartition(`org_mixed/${traceId}`, count);
+  const first = 'trace-a';
+  const other = ['trace-b', 'trace-c', 'trace-d', 'trace-e'].find(
+    (id) => partitionOf(id) !== partitionOf(first),
+  );
+  expect(other).toBeDefined();
+  const trace = (traceId: string) => ({ traceId, traceFirstReceivedAt: new Date(), spans: [] });
+  const mixed: SpanEvent = {
+    type: 'SpansReceived',
+    eventId: randomUUID(),
+    orgId: 'org_mixed',
+    occurredAt: new Date(),
+    traces: [trace(first), trace(other ?? first)],
+  };
+  await expect(publishSpanEvents(producer, [mixed])).rejects.toThrow(/more than one partition/);
 });
 
 it("fails only the caller whose records failed: another caller's send goes through", async () => {
