@@ -226,6 +226,7 @@ export async function createEventProducer(
       const messages = records.map((record) => ({
         key: record.key,
         value: codec.encode(record.value),
+        // Undefined: the binding takes it as unassigned, and librdkafka's partitioner places the key.
         partition: record.partition,
       }));
       await deliver(topics[stream].name, messages);
