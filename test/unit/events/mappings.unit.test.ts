@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OrgEvent } from '../../../domain/orgs/events.ts';
 import type { PersonEvent } from '../../../domain/people/events.ts';
 import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
-import type { SpanEvent } from '../../../domain/tracing/events.ts';
+import type { ReceivedTrace, SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
 import { valueType } from '../../../schemas/events/index.ts';
@@ -260,44 +260,36 @@ describe('event mappings round-trip through protobuf', () => {
     expect(usageFromWire(throughProtobuf('usage', usageToWire(event)))).toEqual(event);
   });
 
-  it('spans received keeps nulls apart from empty strings and 64-bit times exact', () => {
-    const event: SpanEvent = {
-      type: 'SpansReceived',
-      eventId: 'e',
-      orgId: 'o',
-      occurredAt: at,
-      traces: [
-        { traceId: span.traceId, traceFirstReceivedAt: new Date('2026-11-21T00:00:00Z'), spans: [span] },
-      ],
-    };
-    expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
+  const firstReceived = new Date('2026-11-21T00:00:00Z');
+  const received = (...traces: ReceivedTrace[]): SpanEvent => ({
+    type: 'SpansReceived',
+    eventId: 'e',
+    orgId: 'o',
+    occurredAt: at,
+    traces,
   });
 
-  it('spans received keeps each trace apart, with its own first-received time', () => {
-    const other = publishedSpan({ traceId: 'other-trace', spanId: 'other-span' });
-    const event: SpanEvent = {
-      type: 'SpansReceived',
-      eventId: 'e',
-      orgId: 'o',
-      occurredAt: at,
-      traces: [
-        { traceId: span.traceId, traceFirstReceivedAt: new Date('2026-11-21T00:00:00Z'), spans: [span] },
-        { traceId: 'other-trace', traceFirstReceivedAt: at, spans: [other] },
-      ],
-    };
+  it.each([
+    ['keeps nulls apart from empty strings and 64-bit times exact', [span]],
+    [
+      'keeps each trace apart, with its own first-received time',
+      [span, publishedSpan({ traceId: 'other', spanId: 'o' })],
+    ],
+  ])('spans received %s', (_, spans) => {
+    const event = received(
+      ...spans.map((one, index) => ({
+        traceId: one.traceId,
+        traceFirstReceivedAt: index === 0 ? firstReceived : at,
+        spans: [one],
+      })),
+    );
     expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
   });
 
   it('reads the one-trace SpansReceived written before traces travelled together', () => {
-    const firstReceived = new Date('2026-11-21T00:00:00Z');
+    const event = received({ traceId: span.traceId, traceFirstReceivedAt: firstReceived, spans: [span] });
     // The span's wire form is unchanged; only the envelope around it was.
-    const current = spanEventToWire({
-      type: 'SpansReceived',
-      eventId: 'e',
-      orgId: 'o',
-      occurredAt: at,
-      traces: [{ traceId: span.traceId, traceFirstReceivedAt: firstReceived, spans: [span] }],
-    }) as { tracesReceived: { traces: { spans: unknown[] }[] } };
+    const current = spanEventToWire(event) as { tracesReceived: { traces: { spans: unknown[] }[] } };
     const legacy = {
       eventId: 'e',
       orgId: 'o',
@@ -308,23 +300,11 @@ describe('event mappings round-trip through protobuf', () => {
         spans: current.tracesReceived.traces[0]?.spans,
       },
     };
-    expect(spanEventFromWire(throughProtobuf('spans', legacy))).toEqual({
-      type: 'SpansReceived',
-      eventId: 'e',
-      orgId: 'o',
-      occurredAt: at,
-      traces: [{ traceId: span.traceId, traceFirstReceivedAt: firstReceived, spans: [span] }],
-    });
+    expect(spanEventFromWire(throughProtobuf('spans', legacy))).toEqual(event);
   });
 
   it('refuses a received trace without its id rather than storing it under none', () => {
-    const wire = spanEventToWire({
-      type: 'SpansReceived',
-      eventId: 'e',
-      orgId: 'o',
-      occurredAt: at,
-      traces: [{ traceId: '', traceFirstReceivedAt: at, spans: [span] }],
-    });
+    const wire = spanEventToWire(received({ traceId: '', traceFirstReceivedAt: at, spans: [span] }));
     expect(spanEventFromWire(throughProtobuf('spans', wire))).toBeUndefined();
   });
 
