@@ -91,6 +91,20 @@ describe('deletion', () => {
     expect(usage.data.find((row) => row.model === 'gpt-4o-2024-08-06')?.spans).toBe(4);
 
     await publish(platform, [traceDeleted(org.orgId, doomed.traceId)]);
+    // A deletion is one background mutation per table (18.16), done in any order: the list may
+    // lose the trace before its detail does. Every read below is checked once the detail and the
+    // analytics, the tables the list does not read, show it gone.
+    await eventually(
+      async () => {
+        const detail = await get(platform, org.key, `/api/traces/${doomed.traceId}`);
+        const now = (await get<{ data: { model: string; spans: number }[] }>(platform, org.key, usageUrl))
+          .body;
+        const spans = now.data.find((row) => row.model === 'gpt-4o-2024-08-06')?.spans;
+        return detail.status === 404 && spans === 2 ? true : undefined;
+      },
+      30_000,
+      'the deleted trace gone from its detail and the analytics',
+    );
     const list = await untilTraceCount(platform, org.key, 1);
     expect(list.data.map((item) => item.trace_id)).toEqual([kept.traceId]);
     expect((await get(platform, org.key, `/api/traces/${doomed.traceId}`)).status).toBe(404);
