@@ -5,10 +5,11 @@ import { spanEventToWire } from '../schemas/events/spans-mapping.ts';
 import type { EventProducer } from './producer.ts';
 
 /**
- * A trace's key, org id "/" trace id. Its events go to the partition Kafka would place the key on
- * (as it placed them when each was its own message), so its spans and its deletion stay in order.
+ * A trace's partition: where Kafka places its key, org id "/" trace id (as it placed the trace's
+ * events when each was its own message), so its spans and its deletion stay in order.
  */
-const traceKey = (orgId: string, traceId: string) => `${orgId}/${traceId}`;
+const tracePartition = (orgId: string, traceId: string, partitionCount: number) =>
+  keyPartition(`${orgId}/${traceId}`, partitionCount);
 
 /** A span event and the partition it goes to. */
 export interface PlacedSpanEvent {
@@ -20,9 +21,7 @@ export interface PlacedSpanEvent {
 function placed(event: SpanEvent, partitionCount: number): PlacedSpanEvent[] {
   const traceIds =
     event.type === 'TraceDeleted' ? [event.traceId] : event.traces.map((trace) => trace.traceId);
-  const partitions = new Set(
-    traceIds.map((traceId) => keyPartition(traceKey(event.orgId, traceId), partitionCount)),
-  );
+  const partitions = new Set(traceIds.map((traceId) => tracePartition(event.orgId, traceId, partitionCount)));
   if (partitions.size > 1)
     throw new Error(
       'a SpansReceived holds traces of more than one partition: build it with spansReceivedEvents',
@@ -90,7 +89,7 @@ export function spansReceivedEvents(
 ): PlacedSpanEvent[] {
   const byPartition = new Map<number, ReceivedTrace[]>();
   for (const trace of received.traces) {
-    const partition = keyPartition(traceKey(received.orgId, trace.traceId), partitionCount);
+    const partition = tracePartition(received.orgId, trace.traceId, partitionCount);
     const traces = byPartition.get(partition) ?? [];
     traces.push(trace);
     byPartition.set(partition, traces);

@@ -1,6 +1,6 @@
 import { type Actor, type OutputStream, outputStreams, type RunEvent } from '../../domain/runs/events.ts';
 import { type SandboxSize, sandboxSizes } from '../../domain/sandboxes/events.ts';
-import { text, type Wire, whole } from './wire.ts';
+import { list, text, type Wire, whole } from './wire.ts';
 
 // RunEvent (domain) <-> orrery.run.v1.RunEvent (protobuf, camelCase as protobufjs reads it).
 // Sizes and streams travel by name; an actor is a key id (with its person, or none) or a person.
@@ -89,7 +89,7 @@ export function runEventFromWire(wire: Wire): RunEvent | undefined {
     case 'runPlaced': {
       const placedBy = actorOf(body.placedBy);
       if (!isSize(body.size) || !placedBy) return undefined;
-      const files = Array.isArray(body.files) ? (body.files as Wire[]) : [];
+      const files = list(body.files);
       return {
         ...base,
         type: 'RunPlaced',

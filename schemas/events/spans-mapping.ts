@@ -1,6 +1,6 @@
 import type { PublishedSpan, ReceivedTrace, SpanEvent } from '../../domain/tracing/events.ts';
 import { type SpanKind, spanKinds } from '../../domain/tracing/span.ts';
-import { text, type Wire } from './wire.ts';
+import { list, text, type Wire } from './wire.ts';
 
 // SpanEvent (domain) <-> orrery.spans.v1.SpanEvent (protobuf, camelCase as protobufjs reads it).
 // Optional fields are absent when null, so a missing model is not confused with an empty one.
@@ -103,13 +103,11 @@ function spanFromWire(traceId: string, wire: Wire): PublishedSpan {
   };
 }
 
-const spansOf = (body: Wire) => (Array.isArray(body.spans) ? (body.spans as Wire[]) : []);
-
 function traceFromWire(traceId: string, body: Wire): ReceivedTrace {
   return {
     traceId,
     traceFirstReceivedAt: new Date(Number(body.traceFirstReceivedAtMs ?? 0)),
-    spans: spansOf(body).map((span) => spanFromWire(traceId, span)),
+    spans: list(body.spans).map((span) => spanFromWire(traceId, span)),
   };
 }
 
@@ -120,7 +118,7 @@ function receivedTraces(wire: Wire): ReceivedTrace[] | undefined {
     return traceId ? [traceFromWire(traceId, (wire.spansReceived ?? {}) as Wire)] : undefined;
   }
   const body = (wire.tracesReceived ?? {}) as Wire;
-  const traces = Array.isArray(body.traces) ? (body.traces as Wire[]) : [];
+  const traces = list(body.traces);
   if (traces.some((trace) => !text(trace.traceId))) return undefined;
   return traces.map((trace) => traceFromWire(text(trace.traceId), trace));
 }

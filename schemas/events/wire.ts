@@ -3,3 +3,5 @@
 export type Wire = Record<string, unknown>;
 export const text = (value: unknown) => (typeof value === 'string' ? value : '');
 export const whole = (value: unknown) => Number(value ?? 0);
+/** A repeated message field; absent reads as empty. */
+export const list = (value: unknown) => (Array.isArray(value) ? (value as Wire[]) : []);
