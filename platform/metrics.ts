@@ -58,7 +58,7 @@ export const projectionBatchDuration = new Histogram({
 
 export const ingestPhaseDuration = new Histogram({
   name: 'orrery_otlp_ingest_phase_seconds',
-  help: 'Time per OTLP request (read, decode, normalize) or per admitted group (lock, ledger_read, decide, ledger_write, publish)',
+  help: 'Time per OTLP request (read, decode, normalize) or per admitted group (lease, ledger_read, decide, publish, then ledger_write: what the ledger write, run during the publish, still took after Kafka acknowledged)',
   labelNames: ['phase'] as const,
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   registers: [metricsRegistry],

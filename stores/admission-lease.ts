@@ -5,9 +5,11 @@ import type { PgPool } from '../platform/postgres.ts';
 // made against a ledger nobody else is changing. Within a process, requests of one org already
 // queue (api/otlp/admission-queue.ts); across processes the org's lease in Postgres serializes
 // them. Unlike the transaction-scoped advisory lock it replaces, a lease holds no connection
-// while Kafka acknowledges, and the statement that records what was accepted gives it back
-// (ingest-ledger.ts, recordAccepted), only if it is still held: a process that lost it (paused
-// past its expiry) records nothing, and its caller gets 503 and sends again.
+// while the ledger is read and the request decided. The statement that records what was accepted
+// gives it back (ingest-ledger.ts, recordAccepted), only if it is still held: a process that lost
+// it (paused past its expiry) records nothing, and its caller gets 503 and sends again. That
+// statement runs while Kafka acknowledges the spans and commits after, so for that while another
+// process's acquire waits on the lease's row rather than polling.
 
 /** This process, as a lease holder. */
 const thisProcess = `api-${randomUUID()}`;

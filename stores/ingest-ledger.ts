@@ -95,42 +95,70 @@ export async function readLedger(
 
 /**
  * Records the accepted spans in their traces' rows and the org's month, and gives the lease back,
- * in one statement; throws LeaseLost, having written nothing, if the lease was no longer held.
+ * in one statement run while `deliver` has Kafka acknowledge them, in a transaction committed only
+ * once it has: the ledger's write costs the request no time of its own beyond the commit, and
+ * spans Kafka refused are never recorded (the transaction is rolled back and `deliver`'s error
+ * thrown). `deliver` starts once the statement is on its way to Postgres, so the server writes
+ * while the event is encoded. Throws LeaseLost, having written nothing, if the lease was no longer
+ * held. Returns only once the delivery has settled, whatever failed, so nothing of the group is
+ * still in flight when the caller gives the lease back.
  */
 export async function recordAccepted(
   pool: PgPool,
   lease: Lease,
   accepted: { month: string; now: Date; traceIds: string[]; spanIds: string[]; bytes: number },
+  deliver: () => Promise<unknown>,
 ): Promise<void> {
-  const result = await pool.query<{ held: boolean }>({
-    name: 'ingest-ledger-record',
-    text: `WITH ${releaseLeaseCte('$1', '$8')}, traces AS (
-       INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
-       SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList('$2')}::uuid[], ${idList('$3')}) AS x(t, s)
-        WHERE EXISTS (SELECT 1 FROM lease)
-        GROUP BY t
-       ON CONFLICT (org_id, trace_id) DO UPDATE SET span_ids = ingest_traces.span_ids || EXCLUDED.span_ids
-     ), monthly AS (
-       INSERT INTO ingest_monthly (org_id, month, spans, bytes)
-       SELECT $1, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM lease)
-       ON CONFLICT (org_id, month) DO UPDATE
-         SET spans = ingest_monthly.spans + EXCLUDED.spans, bytes = ingest_monthly.bytes + EXCLUDED.bytes
-     )
-     SELECT EXISTS (SELECT 1 FROM lease) AS held`,
-    values: [
-      lease.orgId,
-      accepted.traceIds.join(','),
-      accepted.spanIds.join(','),
-      accepted.now,
-      accepted.month,
-      accepted.spanIds.length,
-      accepted.bytes,
-      lease.holder,
-    ],
-  });
-  if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-  lease.givenBack = true;
+  const client = await pool.connect();
+  let delivered: Promise<{ refusal: unknown } | undefined> | undefined;
+  try {
+    await client.query('BEGIN');
+    const recorded = client.query<{ held: boolean }>({
+      name: 'ingest-ledger-record',
+      text: recordStatement,
+      values: [
+        lease.orgId,
+        accepted.traceIds.join(','),
+        accepted.spanIds.join(','),
+        accepted.now,
+        accepted.month,
+        accepted.spanIds.length,
+        accepted.bytes,
+        lease.holder,
+      ],
+    });
+    delivered = deliver().then(
+      () => undefined,
+      (refusal: unknown) => ({ refusal }),
+    );
+    const result = await recorded;
+    const refused = await delivered;
+    if (refused) throw refused.refusal;
+    if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
+    await client.query('COMMIT');
+    lease.givenBack = true;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    await delivered;
+    throw error;
+  } finally {
+    client.release();
+  }
 }
+
+const recordStatement = `WITH ${releaseLeaseCte('$1', '$8')}, traces AS (
+     INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
+     SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList('$2')}::uuid[], ${idList('$3')}) AS x(t, s)
+      WHERE EXISTS (SELECT 1 FROM lease)
+      GROUP BY t
+     ON CONFLICT (org_id, trace_id) DO UPDATE SET span_ids = ingest_traces.span_ids || EXCLUDED.span_ids
+   ), monthly AS (
+     INSERT INTO ingest_monthly (org_id, month, spans, bytes)
+     SELECT $1, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM lease)
+     ON CONFLICT (org_id, month) DO UPDATE
+       SET spans = ingest_monthly.spans + EXCLUDED.spans, bytes = ingest_monthly.bytes + EXCLUDED.bytes
+   )
+   SELECT EXISTS (SELECT 1 FROM lease) AS held`;
 
 /** Whether the org's ledger knows the trace (has admitted any of its spans). */
 export async function traceKnown(pool: PgPool, orgId: string, traceId: string): Promise<boolean> {

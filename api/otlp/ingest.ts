@@ -109,12 +109,12 @@ async function normalizeEach(requests: PendingSpans[]): Promise<(PublishedSpan[]
 /**
  * Admits the requests of one org, in arrival order (DESIGN.md, hot paths): with the org's lease
  * held, the ledger is read in one round trip (while the requests are normalized), each request is
- * decided by the pure function against the facts its predecessors left, the accepted spans are
- * published, and only once Kafka acknowledged them does one statement record them in the ledger
- * and give the lease back. No transaction or connection waits on Kafka. If the publish fails
- * nothing is recorded, and the callers answer 503; if the recording fails after the publish, the
- * spans sent again are duplicates on the topic, which the spans read model collapses. A request
- * whose normalization failed gets that error, and is neither decided nor recorded.
+ * decided by the pure function against the facts its predecessors left, and the accepted spans are
+ * published while one statement records them in the ledger and gives the lease back, in a
+ * transaction committed only once Kafka acknowledged them. If the publish fails the transaction is
+ * rolled back, nothing is recorded, and the callers answer 503; if the commit fails after the
+ * publish, the spans sent again are duplicates on the topic, which the spans read model collapses.
+ * A request whose normalization failed gets that error, and is neither decided nor recorded.
  */
 export async function admitRequests(
   deps: IngestDeps,
@@ -158,15 +158,23 @@ export async function admitRequests(
       traceFirstReceivedAt: ledger.traceFirstReceived.get(traceId) ?? now,
       spans,
     }));
-    await publishSpansReceived(deps.producer, { orgId, occurredAt: now, traces });
-    const published = performance.now();
-    await recordAccepted(deps.pool, lease, {
-      month,
-      now,
-      traceIds: accepted.map((span) => span.traceId),
-      spanIds: accepted.map((span) => span.spanId),
-      bytes: facts.monthBytes - ledger.monthBytes,
-    });
+    let published = decided;
+    const deliver = () =>
+      publishSpansReceived(deps.producer, { orgId, occurredAt: now, traces }).finally(() => {
+        published = performance.now();
+      });
+    await recordAccepted(
+      deps.pool,
+      lease,
+      {
+        month,
+        now,
+        traceIds: accepted.map((span) => span.traceId),
+        spanIds: accepted.map((span) => span.spanId),
+        bytes: facts.monthBytes - ledger.monthBytes,
+      },
+      deliver,
+    );
     const phases = {
       lease: started,
       ledger_read: leased,

@@ -77,6 +77,8 @@ describe('503 tracing_unavailable', () => {
         [orgId],
       );
       expect(ledger.rows[0].n).toBe(0);
+      const month = await platform.pool.query('SELECT 1 FROM ingest_monthly WHERE org_id = $1', [orgId]);
+      expect(month.rowCount).toBe(0);
     } finally {
       await api.close();
       await deadKafka.disconnect().catch(() => undefined);
