@@ -139,6 +139,22 @@ it('refuses a SpansReceived whose traces fall on two partitions, sending nothing
   await expect(publishSpanEvents(producer, [mixed])).rejects.toThrow(/more than one partition/);
 });
 
+it('sends gathered records at once, without lingering for other callers', async () => {
+  // Lingering longer than the caller waits: a send that lingered would fail with PublishFailed.
+  const lingering = await createEventProducer('orrery-test-producer-gathered', {
+    settings: { ...config().kafka, timeouts: { requestMs: 1000, deliveryMs: 30_000, callerMs: 10_000 } },
+    lingerMs: 20_000,
+  });
+  try {
+    const marker = randomUUID();
+    await lingering.sendRaw(topic, [{ key: 'k', value: Buffer.from(marker) }], { gathered: true });
+    const read = await readTopic(topic, (messages) => messages.some((m) => m.value.toString() === marker));
+    expect(read.filter((message) => message.value.toString() === marker)).toHaveLength(1);
+  } finally {
+    await lingering.disconnect();
+  }
+});
+
 it("fails only the caller whose records failed: another caller's send goes through", async () => {
   const shortWait = await createEventProducer('orrery-test-producer-isolation', {
     settings: withCallerWait(2000),
