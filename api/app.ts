@@ -41,6 +41,12 @@ export interface ApiDeps {
   directory: OrgDirectory;
   producer: EventProducer;
   pool: PgPool;
+  /**
+   * The connections admission holds while Kafka acknowledges a group (stores/ingest-ledger.ts,
+   * recordAccepted): a pool of their own, so a Kafka outage cannot take the connections the other
+   * routes need. `pool` when absent.
+   */
+  admissionPool?: PgPool;
   /** The trace ingest's admission limits; tests pass smaller ones. */
   tracingLimits?: AdmissionLimits;
   /**
@@ -134,6 +140,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const { callerMs } = config().kafka.timeouts;
   const admissions = new AdmissionQueue({
     pool: deps.pool,
+    recordPool: deps.admissionPool ?? deps.pool,
     producer: deps.producer,
     leases: new AdmissionLeases(deps.pool, callerMs + 5_000),
     leaseWaitMs: callerMs,

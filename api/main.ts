@@ -13,6 +13,8 @@ const producer = await createEventProducer('orrery-api');
 const directory = new OrgDirectory();
 const follower = await followOrgStream(directory, { registry: producer.registry, logger });
 const pool = createPgPool(20);
+// One connection per org whose group Kafka is acknowledging (api/app.ts, admissionPool).
+const admissionPool = createPgPool(10);
 // The host's sandboxes: brought in line with the read model on start, idle ones stopped on a timer.
 const runtime = SandboxRuntime.fromConfig(config(), { log: (line) => logger.info(line) });
 const sandboxes = {
@@ -26,6 +28,7 @@ const app = await buildApi({
   directory,
   producer,
   pool,
+  admissionPool,
   sandboxes,
   // Runs left active by an earlier process are finished as failed on start (api/runs/runner.ts).
   runs: { recoverOnStart: true },
@@ -38,4 +41,5 @@ onShutdown(logger, async () => {
   await follower.stop();
   await producer.disconnect();
   await pool.end();
+  await admissionPool.end();
 });

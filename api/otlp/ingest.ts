@@ -18,6 +18,8 @@ import { readLedger, recordAccepted, recordDeletion, traceKnown } from '../../st
 
 export interface IngestDeps {
   pool: PgPool;
+  /** Where the ledger's record waits for Kafka's acknowledgement, holding its connection meanwhile. */
+  recordPool: PgPool;
   producer: EventProducer;
   leases: AdmissionLeases;
   /** How long a group may wait for the org's lease held by another API process. */
@@ -164,7 +166,7 @@ export async function admitRequests(
         published = performance.now();
       });
     await recordAccepted(
-      deps.pool,
+      deps.recordPool,
       lease,
       {
         month,

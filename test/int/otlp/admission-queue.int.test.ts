@@ -28,6 +28,7 @@ const spansInLedger = async (orgId: string) =>
 it('admits a group whose one request fails to normalize: that one fails, the others are kept', async () => {
   const queue = new AdmissionQueue({
     pool: platform.pool,
+    recordPool: platform.pool,
     producer: platform.producer,
     leases: new AdmissionLeases(platform.pool, 30_000),
     leaseWaitMs: 5_000,
