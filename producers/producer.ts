@@ -192,6 +192,24 @@ export async function createEventProducer(
     return count;
   }
 
+  let flushing = false;
+  /**
+   * librdkafka sends at once, disregarding linger.ms, while a flush is under way, and a flush
+   * waits for every record in flight, so one at a time covers every gathered send meanwhile: each
+   * holds a libuv thread (a gzip'd request body inflates on those) until Kafka answers or the
+   * caller's wait is over. The flush's own outcome is the sends' to report.
+   */
+  function flushOnce(instance: Producer): void {
+    if (flushing) return;
+    flushing = true;
+    instance
+      .flush({ timeout: callerMs })
+      .catch(() => undefined)
+      .finally(() => {
+        flushing = false;
+      });
+  }
+
   async function deliver(topic: string, messages: OutgoingMessage[], gathered = false): Promise<void> {
     if (closed) throw new PublishFailed('the producer is closed');
     let timer: NodeJS.Timeout | undefined;
@@ -205,9 +223,7 @@ export async function createEventProducer(
       const instance = await producer();
       try {
         const sent = instance.send({ topic, messages });
-        // librdkafka sends while a flush is under way without waiting for linger.ms; the flush's own
-        // outcome (it waits for every record in flight, not only these) is the sends' to report.
-        if (gathered) instance.flush({ timeout: callerMs }).catch(() => undefined);
+        if (gathered) flushOnce(instance);
         await sent;
       } catch (error) {
         replaceAfterFatal(instance, error);

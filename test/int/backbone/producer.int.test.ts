@@ -150,6 +150,12 @@ it('sends gathered records at once, without lingering for other callers', async 
     await lingering.sendRaw(topic, [{ key: 'k', value: Buffer.from(marker) }], { gathered: true });
     const read = await readTopic(topic, (messages) => messages.some((m) => m.value.toString() === marker));
     expect(read.filter((message) => message.value.toString() === marker)).toHaveLength(1);
+    // Two at once: the one flush under way covers the second too.
+    await Promise.all(
+      ['a', 'b'].map((key) =>
+        lingering.sendRaw(topic, [{ key, value: Buffer.from(`${marker}-${key}`) }], { gathered: true }),
+      ),
+    );
   } finally {
     await lingering.disconnect();
   }
