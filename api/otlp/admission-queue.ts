@@ -45,6 +45,8 @@ export class AdmissionQueue {
     const queue = this.waiting.get(orgId);
     if (queue) {
       queue.push(task);
+      // Normalized while it waits, on a later turn, so this request's answer is not delayed.
+      if (task.kind === 'spans') setImmediate(() => task.spans.prepare());
       return;
     }
     this.waiting.set(orgId, [task]);

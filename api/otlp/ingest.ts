@@ -32,12 +32,17 @@ const dayMs = 24 * 60 * 60 * 1000;
 
 /**
  * A request's spans as admission takes them: the ids now, the normalized spans on demand, so the
- * ledger read (which needs only the ids) is in flight while the spans are normalized.
+ * ledger read (which needs only the ids) is in flight while the spans are normalized. A request
+ * waiting behind its org's running group is normalized meanwhile (`prepare`, admission-queue.ts),
+ * when the event loop would otherwise wait on Kafka and Postgres; its group then finds it done.
  */
 export interface PendingSpans {
   traceIds: string[];
   spanIds: string[];
+  /** The normalized spans, normalized once; throws NormalizationFailed, every time, if they cannot be. */
   normalize(): PublishedSpan[];
+  /** Normalizes now, if not yet done; a failure is kept for `normalize` to throw. */
+  prepare(): void;
 }
 
 export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
@@ -49,7 +54,27 @@ export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
         traceIds.push(span.traceId);
         spanIds.push(span.spanId);
       }
-  return { traceIds, spanIds, normalize: () => normalizeRequest(request) };
+  let normalized: PublishedSpan[] | NormalizationFailed | undefined;
+  const prepare = () => {
+    if (normalized) return;
+    const started = performance.now();
+    try {
+      normalized = normalizeRequest(request);
+    } catch (error) {
+      normalized = new NormalizationFailed(error);
+    }
+    ingestPhaseDuration.observe({ phase: 'normalize' }, (performance.now() - started) / 1000);
+  };
+  return {
+    traceIds,
+    spanIds,
+    prepare,
+    normalize() {
+      prepare();
+      if (normalized instanceof NormalizationFailed) throw normalized;
+      return normalized!;
+    },
+  };
 }
 
 /** Every span of the request, normalized (redacted, read, cut), in the order sent. */
@@ -97,13 +122,11 @@ async function normalizeEach(requests: PendingSpans[]): Promise<(PublishedSpan[]
   const normalized: (PublishedSpan[] | Error)[] = [];
   for (const request of requests) {
     await nextTurn();
-    const started = performance.now();
     try {
       normalized.push(request.normalize());
     } catch (error) {
-      normalized.push(new NormalizationFailed(error));
+      normalized.push(error instanceof NormalizationFailed ? error : new NormalizationFailed(error));
     }
-    ingestPhaseDuration.observe({ phase: 'normalize' }, (performance.now() - started) / 1000);
   }
   return normalized;
 }

@@ -68,7 +68,8 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
       const parsed = performance.now();
       ingestPhaseDuration.observe({ phase: 'read' }, (read - started) / 1000);
       ingestPhaseDuration.observe({ phase: 'decode' }, (parsed - read) / 1000);
-      // Normalized in admission, while the ledger is read (ingest.ts, admitRequests).
+      // Normalized in admission, while the ledger is read, or while it waits for its org's running
+      // group (ingest.ts, pendingSpans).
       const spans = pendingSpans(decoded);
       let admission: Awaited<ReturnType<AdmissionQueue['admit']>> | undefined;
       if (spans.traceIds.length > 0) {

@@ -53,3 +53,35 @@ it('admits a group whose one request fails to normalize: that one fails, the oth
   expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(NormalizationFailed);
   expect(await spansInLedger(orgId)).toBe(1 + 3 + 4);
 });
+
+it('normalizes a request while it waits behind its org running group, once', async () => {
+  const queue = new AdmissionQueue({
+    pool: platform.pool,
+    recordPool: platform.pool,
+    producer: platform.producer,
+    leases: new AdmissionLeases(platform.pool, 30_000),
+    leaseWaitMs: 5_000,
+    limits,
+  });
+  const orgId = `org_queue_${randomUUID()}`;
+  const prepared: string[] = [];
+  const watched = (name: string, count: number): PendingSpans => {
+    const spans = pendingSpans(request(Array.from({ length: count }, () => llmSpan())));
+    return {
+      ...spans,
+      prepare: () => {
+        prepared.push(name);
+        spans.prepare();
+      },
+    };
+  };
+  const waiting = watched('waiting', 3);
+  const first = queue.admit(orgId, watched('first', 1));
+  const second = queue.admit(orgId, waiting);
+  // The first runs at once (normalized in its admission); the second is prepared while it waits.
+  expect((await first).rejectedSpans).toBe(0);
+  expect(prepared).toEqual(['waiting']);
+  expect((await second).rejectedSpans).toBe(0);
+  expect(waiting.normalize()).toBe(waiting.normalize());
+  expect(await spansInLedger(orgId)).toBe(1 + 3);
+});
