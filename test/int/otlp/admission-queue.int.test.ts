@@ -9,7 +9,8 @@ import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts'
 import { llmSpan } from '../../harness/tracing.ts';
 
 // Requests of one org that wait together are admitted as one group, each normalized while the
-// ledger is read: a request whose normalization fails gets its own error, the others go on.
+// ledger is read or while it waits: a request whose normalization fails gets its own error, the
+// others go on.
 
 let platform: TestPlatform;
 beforeAll(async () => {
@@ -25,8 +26,9 @@ const spansInLedger = async (orgId: string) =>
     )
   ).rows[0]!.n;
 
-it('admits a group whose one request fails to normalize: that one fails, the others are kept', async () => {
-  const queue = new AdmissionQueue({
+/** A queue on the test platform's Postgres and Kafka, as the API makes one. */
+const newQueue = () =>
+  new AdmissionQueue({
     pool: platform.pool,
     recordPool: platform.pool,
     producer: platform.producer,
@@ -34,6 +36,9 @@ it('admits a group whose one request fails to normalize: that one fails, the oth
     leaseWaitMs: 5_000,
     limits,
   });
+
+it('admits a group whose one request fails to normalize: that one fails, the others are kept', async () => {
+  const queue = newQueue();
   const orgId = `org_queue_${randomUUID()}`;
   const sent = (count: number) => pendingSpans(request(Array.from({ length: count }, () => llmSpan())));
   const faulty: PendingSpans = {
@@ -55,14 +60,7 @@ it('admits a group whose one request fails to normalize: that one fails, the oth
 });
 
 it('normalizes a request while it waits behind its org running group, once', async () => {
-  const queue = new AdmissionQueue({
-    pool: platform.pool,
-    recordPool: platform.pool,
-    producer: platform.producer,
-    leases: new AdmissionLeases(platform.pool, 30_000),
-    leaseWaitMs: 5_000,
-    limits,
-  });
+  const queue = newQueue();
   const orgId = `org_queue_${randomUUID()}`;
   const prepared: string[] = [];
   const watched = (name: string, count: number): PendingSpans => {
