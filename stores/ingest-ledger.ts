@@ -1,5 +1,5 @@
 import type { LedgerFacts } from '../domain/tracing/admission.ts';
-import type { PgClient, PgPool } from '../platform/postgres.ts';
+import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.ts';
 import { type Lease, LeaseLost, releaseLeaseCte } from './admission-lease.ts';
 
 // The admission ledger's reads and writes for one request (tables in the ingest-ledger and
@@ -109,40 +109,35 @@ export async function recordAccepted(
   accepted: { month: string; now: Date; traceIds: string[]; spanIds: string[]; bytes: number },
   deliver: () => Promise<unknown>,
 ): Promise<void> {
-  const client = await pool.connect();
   let delivered: Promise<{ refusal: unknown } | undefined> | undefined;
   try {
-    await client.query('BEGIN');
-    const recorded = client.query<{ held: boolean }>({
-      name: 'ingest-ledger-record',
-      text: recordStatement,
-      values: [
-        lease.orgId,
-        accepted.traceIds.join(','),
-        accepted.spanIds.join(','),
-        accepted.now,
-        accepted.month,
-        accepted.spanIds.length,
-        accepted.bytes,
-        lease.holder,
-      ],
+    await inTransaction(pool, async (client) => {
+      const recorded = client.query<{ held: boolean }>({
+        name: 'ingest-ledger-record',
+        text: recordStatement,
+        values: [
+          lease.orgId,
+          accepted.traceIds.join(','),
+          accepted.spanIds.join(','),
+          accepted.now,
+          accepted.month,
+          accepted.spanIds.length,
+          accepted.bytes,
+          lease.holder,
+        ],
+      });
+      delivered = deliver().then(
+        () => undefined,
+        (refusal: unknown) => ({ refusal }),
+      );
+      const result = await recorded;
+      const refused = await delivered;
+      if (refused) throw refused.refusal;
+      if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
     });
-    delivered = deliver().then(
-      () => undefined,
-      (refusal: unknown) => ({ refusal }),
-    );
-    const result = await recorded;
-    const refused = await delivered;
-    if (refused) throw refused.refusal;
-    if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-    await client.query('COMMIT');
     lease.givenBack = true;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    await delivered;
-    throw error;
   } finally {
-    client.release();
+    await delivered;
   }
 }
 
