@@ -3,8 +3,12 @@
 // otlp_proto, acks=all) and to Orrery, one after the other, for each worker count. Each side's
 // accepted spans are counted by its own metrics, not by what telemetrygen says it sent; prints
 // both rates and their ratio.
-//   npx tsx bench/peer.ts [--seconds 20] [--workers 1,8] [--processes 1] [--generator-nice 19]
-//     [--url http://127.0.0.1:8080]
+//   npx tsx bench/peer.ts [--seconds 20] [--workers 1,8] [--processes 1] [--rounds 1]
+//     [--generator-nice 19] [--url http://127.0.0.1:8080]
+//
+// On two shared cores a run's rate moves by a third from one minute to the next, for both sides.
+// --rounds N runs the pair N times, Collector then Orrery each time, and prints each round's ratio
+// (its two runs a minute apart) and their median beside the rates over all rounds.
 //
 // telemetrygen's workers are goroutines that make spans; they share one batch span processor,
 // which exports one batch of 512 at a time (and drops what overflows its queue), so a telemetrygen
@@ -36,6 +40,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     workers: { type: 'string', default: '1,8' },
     processes: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '1' },
     // The Kafka protocol version the Collector's exporter speaks (franz-go pins it exactly).
     'kafka-version': { type: 'string', default: kafkaVersion },
     // telemetrygen's niceness: 19 by default (see `generatorNice`); 0 is the issue's first setup.
@@ -47,6 +52,7 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const workerCounts = values.workers.split(',').map(Number);
 const processes = Number(values.processes);
+const rounds = Number(values.rounds);
 /**
  * With `--rate 0` each telemetrygen process makes spans as fast as it can and its batch processor
  * drops what the exporter cannot send: measured here, one process with one worker burns 1.3 cores
@@ -59,10 +65,11 @@ if (
   !(seconds > 0) ||
   !workerCounts.every((w) => Number.isInteger(w) && w > 0) ||
   !(Number.isInteger(processes) && processes >= 1) ||
+  !(Number.isInteger(rounds) && rounds >= 1) ||
   !(Number.isInteger(generatorNice) && generatorNice >= 0 && generatorNice <= 19)
 )
   throw new Error(
-    'use --seconds N, --workers N[,N...] and --processes N with positive numbers, --generator-nice 0 to 19',
+    'use --seconds N, --workers N[,N...], --processes N and --rounds N with positive numbers, --generator-nice 0 to 19',
   );
 
 /** The load, the same for both: exports of 512 spans, traces of a root and 3 children. */
@@ -360,6 +367,27 @@ interface Measured {
 
 const spansPerSecond = (measured: Measured) => measured.spans / measured.seconds;
 
+/** Several runs of one side as one: their spans over their seconds, their CPU added up. */
+function pooled(runs: Measured[]): Measured {
+  const cpu = new Map<Part, number>();
+  for (const run of runs) for (const [part, ms] of run.cpu) cpu.set(part, (cpu.get(part) ?? 0) + ms);
+  const sum = (field: 'spans' | 'seconds' | 'lostSpans' | 'failedRequests') =>
+    runs.reduce((total, run) => total + run[field], 0);
+  return {
+    spans: sum('spans'),
+    seconds: sum('seconds'),
+    lostSpans: sum('lostSpans'),
+    failedRequests: sum('failedRequests'),
+    cpu: [...cpu],
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
 /** One run: telemetrygen against a target, the target's counts read after warm-up and `seconds` later. */
 async function measure(target: Target, workers: number): Promise<Measured> {
   const { url, headers } = await target.prepare();
@@ -467,13 +495,27 @@ try {
     : await startPlatformProcesses({ api: 18580, consumers: 18590 });
   const orrery = orreryTarget(platform.baseUrl);
 
-  const rows: { workers: number; peer: Measured; orrery: Measured; phases: string }[] = [];
+  const rows: {
+    workers: number;
+    peer: Measured;
+    orrery: Measured;
+    pairs: { peer: Measured; orrery: Measured }[];
+    phases: string;
+  }[] = [];
   for (const workers of workerCounts) {
-    const peerMeasured = await measure(peer.target, workers);
+    const pairs: { peer: Measured; orrery: Measured }[] = [];
+    // The API's phase metrics grow only while Orrery is sent to, so one reading spans all rounds.
     const phasesBefore = await ingestPhases(platform.baseUrl);
-    const orreryMeasured = await measure(orrery, workers);
+    for (let round = 0; round < rounds; round += 1)
+      pairs.push({ peer: await measure(peer.target, workers), orrery: await measure(orrery, workers) });
     const phases = phasesLine(phasesBefore, await ingestPhases(platform.baseUrl));
-    rows.push({ workers, peer: peerMeasured, orrery: orreryMeasured, phases });
+    rows.push({
+      workers,
+      peer: pooled(pairs.map((pair) => pair.peer)),
+      orrery: pooled(pairs.map((pair) => pair.orrery)),
+      pairs,
+      phases,
+    });
   }
 
   const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -489,7 +531,7 @@ try {
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
   console.log(machineLine());
   console.log(
-    `peer: telemetrygen ${peerVersions.telemetrygen} over OTLP/HTTP (protobuf), exports of ${load.batchSize} spans, ${load.childSpans + 1} spans a trace, ${processes} process(es) at niceness ${generatorNice}; ${seconds} s counted per run after ${warmupSeconds} s of warm-up`,
+    `peer: telemetrygen ${peerVersions.telemetrygen} over OTLP/HTTP (protobuf), exports of ${load.batchSize} spans, ${load.childSpans + 1} spans a trace, ${processes} process(es) at niceness ${generatorNice}; ${seconds} s counted per run after ${warmupSeconds} s of warm-up; ${rounds} round(s), rates over all of them`,
   );
   console.log(
     `  Collector ${peerVersions.collector}: OTLP/HTTP receiver -> batch processor -> Kafka exporter (otlp_proto, acks=all, protocol ${values['kafka-version']}); counted: spans Kafka acknowledged`,
@@ -499,6 +541,17 @@ try {
   );
   for (const row of table)
     console.log(`  ${row.map((cell, column) => cell.padStart(widths[column]!)).join('  ')}`);
+  if (rounds > 1)
+    for (const { workers, pairs } of rows) {
+      const ratios = pairs.map((pair) => spansPerSecond(pair.peer) / spansPerSecond(pair.orrery));
+      const each = pairs.map(
+        (pair, index) =>
+          `${thousands(spansPerSecond(pair.peer))} / ${thousands(spansPerSecond(pair.orrery))} (${ratios[index]!.toFixed(1)}×)`,
+      );
+      console.log(
+        `  with ${workers} workers, each round's Collector / Orrery spans/s: ${each.join(', ')}; Orrery's median ${thousands(median(pairs.map((pair) => spansPerSecond(pair.orrery))))}, the ratio's median ${median(ratios).toFixed(1)}×`,
+      );
+    }
   for (const { workers, phases } of rows) console.log(`  Orrery with ${workers} workers: ${phases}`);
   // Every process on the machine, by part: on shared cores what the other parts spend on each
   // span (the projections into ClickHouse, Kafka, Postgres) bounds the rate as much as the API.
