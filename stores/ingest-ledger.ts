@@ -33,6 +33,11 @@ export interface TraceFacts extends LedgerFacts {
  * Everything admission needs, set-based over the request's ids, in one round trip: the known
  * traces with their counts, which of the request's spans they already hold, the deletions and the
  * month. A batch of new traces finds no rows and so checks no span at all.
+ *
+ * Each id is looked up on its own in the primary key (a LIMIT 1 lateral probe, which the planner
+ * cannot turn into a join): given `trace_id = ANY(…)`, Postgres chose to scan all of the org's
+ * rows whenever its statistics still thought the org small, which a growing org always is between
+ * two ANALYZEs. On a fresh stack a read of 128 new traces took 46 ms and scanned 15,616 rows.
  */
 export async function readLedger(
   pool: PgPool,
@@ -59,8 +64,11 @@ export async function readLedger(
   }>({
     name: 'ingest-ledger-read',
     text: `WITH known AS (
-       SELECT trace_id, span_ids, first_received_at FROM ingest_traces
-        WHERE org_id = $1 AND trace_id = ANY(${idList('$2')}::uuid[])
+       SELECT k.* FROM unnest(${idList('$2')}::uuid[]) AS r(trace_id)
+        CROSS JOIN LATERAL (
+          SELECT trace_id, span_ids, first_received_at FROM ingest_traces
+           WHERE org_id = $1 AND trace_id = r.trace_id LIMIT 1
+        ) k
      )
      SELECT
        (SELECT coalesce(json_agg(json_build_array(${traceHex('trace_id')}, cardinality(span_ids), first_received_at)), '[]')
@@ -69,8 +77,12 @@ export async function readLedger(
           FROM unnest(${idList('$3')}, ${idList('$4')}) AS c(trace_id, span_id)
           JOIN known k ON k.trace_id = c.trace_id::uuid
          WHERE ${spanKey('c.span_id')} = ANY(k.span_ids)) AS stored,
-       (SELECT coalesce(json_agg(trace_id), '[]')
-          FROM deleted_traces WHERE org_id = $1 AND trace_id = ANY(${idList('$5')}) AND deleted_at > $6) AS deleted,
+       (SELECT coalesce(json_agg(d.trace_id), '[]')
+          FROM unnest(${idList('$5')}) AS r(trace_id)
+          CROSS JOIN LATERAL (
+            SELECT trace_id FROM deleted_traces
+             WHERE org_id = $1 AND trace_id = r.trace_id AND deleted_at > $6 LIMIT 1
+          ) d) AS deleted,
        (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $7) AS monthly`,
     values: [
       request.orgId,
