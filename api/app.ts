@@ -146,6 +146,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     leaseWaitMs: callerMs,
     limits: deps.tracingLimits ?? limits,
   });
+  // Once the requests in flight are answered: the leases kept for the orgs' next groups go back, so
+  // another API process need not wait for them to expire.
+  app.addHook('onClose', () => admissions.close());
   await app.register(otlpPlugin, { prefix: surfacePrefixes.otlp, directory: deps.directory, admissions });
   await app.register(traceDeletionPlugin, { prefix: '/api', admissions });
   await app.register(queriesPlugin, { prefix: '/api' });

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { PgPool } from '../platform/postgres.ts';
 
 // One API process at a time admits an org's spans (or deletes its traces), so each decision is
-// made against a ledger nobody else is changing. Within a process, requests of one org already
-// queue (api/otlp/admission-queue.ts); across processes the org's lease in Postgres serializes
-// them. Unlike the transaction-scoped advisory lock it replaces, a lease holds no connection
-// while the ledger is read and the request decided. The statement that records what was accepted
-// gives it back (ingest-ledger.ts, recordAccepted), only if it is still held: a process that lost
-// it (paused past its expiry) records nothing, and its caller gets 503 and sends again. That
-// statement runs while Kafka acknowledges the spans and commits after, so for that while another
-// process's acquire waits on the lease's row rather than polling.
+// made against a ledger nobody else is changing. Within a process, an org's requests already go
+// through one line (api/otlp/org-admissions.ts); across processes the org's lease in Postgres
+// serializes them. The lease holds no connection: the process keeps it while the org's groups
+// follow each other, and every statement that records one renews it (ingest-ledger.ts,
+// recordAccepted), only if it is still held: a process that lost it (paused past its expiry)
+// records nothing, and its caller gets 503 and sends again. That statement runs while Kafka
+// acknowledges the spans and commits after, so for that while another process's acquire waits on
+// the lease's row rather than polling. A process that cannot take the lease marks it wanted; the
+// holder gives it back once its groups under way are recorded, or when the org has gone quiet.
 
 /** This process, as a lease holder. */
 const thisProcess = `api-${randomUUID()}`;
@@ -17,8 +18,14 @@ const thisProcess = `api-${randomUUID()}`;
 export interface Lease {
   readonly orgId: string;
   readonly holder: string;
-  /** Set by the statement that recorded the work and gave the lease back (ingest-ledger.ts). */
-  givenBack: boolean;
+  /** The number of the last group recorded under the org's lease, by any holder, when taken. */
+  readonly recordedSeq: number;
+  /**
+   * Until when (performance.now) the lease surely lasts: its time to live from when the statement
+   * that last took or renewed it was sent. Postgres's clock, not this one, decides; this only tells
+   * when to renew it before a group.
+   */
+  validUntil: number;
 }
 
 export class LeaseUnavailable extends Error {
@@ -38,52 +45,51 @@ export class LeaseLost extends Error {
 
 export class AdmissionLeases {
   /**
-   * @param ttlMs how long a lease lasts unless given back: longer than a publish may take (the
-   *   caller's wait), so only a process that died or stalled loses one.
+   * @param ttlMs how long a lease lasts unless renewed or given back: longer than a publish may
+   *   take (the caller's wait), so only a process that died or stalled loses one.
    */
   constructor(
     private readonly pool: PgPool,
-    private readonly ttlMs: number,
+    readonly ttlMs: number,
     /** Who holds what this instance takes: this process, or a test's stand-in for another. */
-    private readonly holder = thisProcess,
+    readonly holder = thisProcess,
   ) {}
 
-  /** Takes the org's lease, waiting up to `waitMs` while another process holds it. */
+  /**
+   * Takes (or renews) the org's lease, waiting up to `waitMs` while another process holds it; each
+   * try that finds it held marks it wanted, so its holder gives it back soon.
+   */
   async acquire(orgId: string, waitMs: number): Promise<Lease> {
     const started = Date.now();
     for (let attempt = 0; ; attempt += 1) {
-      const taken = await this.pool.query({
+      const sent = performance.now();
+      const taken = await this.pool.query<{ taken: boolean; recorded_seq: string }>({
         // Prepared by name, as the ledger's statements are (ingest-ledger.ts).
         name: 'admission-lease-acquire',
         text: `INSERT INTO admission_leases AS l (org_id, holder, expires_at)
            VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000))
-         ON CONFLICT (org_id) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-           WHERE l.holder = EXCLUDED.holder OR l.expires_at <= now()
-         RETURNING 1`,
+         ON CONFLICT (org_id) DO UPDATE SET
+           holder = CASE WHEN ${free} THEN EXCLUDED.holder ELSE l.holder END,
+           expires_at = CASE WHEN ${free} THEN EXCLUDED.expires_at ELSE l.expires_at END,
+           wanted_at = CASE WHEN ${free} THEN NULL ELSE now() END
+         RETURNING l.holder = $2 AS taken, l.recorded_seq`,
         values: [orgId, this.holder, this.ttlMs],
       });
-      if ((taken.rowCount ?? 0) > 0) return { orgId, holder: this.holder, givenBack: false };
+      const row = taken.rows[0];
+      if (row?.taken)
+        return {
+          orgId,
+          holder: this.holder,
+          recordedSeq: Number(row.recorded_seq),
+          validUntil: sent + this.ttlMs,
+        };
       const waited = Date.now() - started;
       if (waited >= waitMs) throw new LeaseUnavailable(orgId, waited);
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt)));
     }
   }
 
-  /**
-   * Runs `work` with the org's lease. Work that records gives the lease back in the same
-   * statement; otherwise (nothing to record, a failed publish) it is given back here, so the org's
-   * next requests need not wait for it to expire.
-   */
-  async hold<T>(orgId: string, waitMs: number, work: (lease: Lease) => Promise<T>): Promise<T> {
-    const lease = await this.acquire(orgId, waitMs);
-    try {
-      return await work(lease);
-    } finally {
-      if (!lease.givenBack) await this.release(lease).catch(() => undefined);
-    }
-  }
-
-  /** Gives the lease back when nothing was recorded. */
+  /** Gives the lease back, if still held: the org's next work, here or elsewhere, takes it anew. */
   async release(lease: Lease): Promise<void> {
     await this.pool.query(
       'UPDATE admission_leases SET expires_at = now() WHERE org_id = $1 AND holder = $2',
@@ -92,13 +98,21 @@ export class AdmissionLeases {
   }
 }
 
+/** The lease is free for the one asking: it holds it already, or its holder's time is up. */
+const free = '(l.holder = EXCLUDED.holder OR l.expires_at <= now())';
+
 /**
- * The SQL a recording statement starts with: a CTE `lease` that gives the lease back and yields a
- * row only if it was still held, for the statement's writes to depend on.
+ * The SQL a recording statement starts with: a CTE `lease` that renews the lease for `ttlParam`
+ * ms, stamps it with the group's number (`seqParam`, or the one it has), and yields a row, with
+ * whether another process wants the lease, only if it was still held: the statement's writes
+ * depend on that row. It locks the lease's row until the recording commits, so the recordings of
+ * one org's groups commit in the order their statements ran.
  */
-export const releaseLeaseCte = (orgParam: string, holderParam: string) =>
+export const renewLeaseCte = (p: { org: string; holder: string; ttl: string; seq?: string }) =>
   `lease AS (
-     UPDATE admission_leases SET expires_at = now()
-      WHERE org_id = ${orgParam} AND holder = ${holderParam} AND expires_at > now()
-      RETURNING 1
+     UPDATE admission_leases
+        SET expires_at = now() + make_interval(secs => ${p.ttl}::float8 / 1000),
+            recorded_seq = ${p.seq ? `${p.seq}::bigint` : 'recorded_seq'}
+      WHERE org_id = ${p.org} AND holder = ${p.holder} AND expires_at > now()
+      RETURNING wanted_at IS NOT NULL AS wanted
    )`;

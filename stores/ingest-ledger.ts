@@ -1,11 +1,11 @@
 import type { LedgerFacts } from '../domain/tracing/admission.ts';
 import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.ts';
-import { type Lease, LeaseLost, releaseLeaseCte } from './admission-lease.ts';
+import { type Lease, LeaseLost, renewLeaseCte } from './admission-lease.ts';
 
-// The admission ledger's reads and writes for one request (tables in the ingest-ledger and
-// trace-span-ids migrations), and its retention (jobs/retention.ts). The caller holds the org's
-// admission lease (admission-lease.ts); each write is one statement that gives the lease back and
-// writes only if it was still held.
+// The admission ledger's reads and writes for one group of requests (tables in the ingest-ledger
+// and trace-span-ids migrations), and its retention (jobs/retention.ts). The caller holds the
+// org's admission lease (admission-lease.ts); each write is one statement that renews the lease
+// and writes only if it was still held.
 
 const validTraceId = /^[0-9a-f]{32}$/;
 const validSpanId = /^[0-9a-f]{16}$/;
@@ -27,6 +27,8 @@ const traceHex = (key: string) => `replace(${key}::text, '-', '')`;
 export interface TraceFacts extends LedgerFacts {
   /** When each known trace's first span was received. */
   traceFirstReceived: ReadonlyMap<string, Date>;
+  /** The number of the last group recorded under the org's lease that this read sees. */
+  recordedSeq: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function readLedger(
     stored: string[];
     deleted: string[];
     monthly: [number, number] | null;
+    recorded: string | null;
   }>({
     name: 'ingest-ledger-read',
     text: `WITH known AS (
@@ -83,7 +86,8 @@ export async function readLedger(
             SELECT trace_id FROM deleted_traces
              WHERE org_id = $1 AND trace_id = r.trace_id AND deleted_at > $6 LIMIT 1
           ) d) AS deleted,
-       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $7) AS monthly`,
+       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $7) AS monthly,
+       (SELECT recorded_seq FROM admission_leases WHERE org_id = $1) AS recorded`,
     values: [
       request.orgId,
       requestTraces,
@@ -102,58 +106,97 @@ export async function readLedger(
     deletedTraceIds: new Set(row.deleted),
     monthSpans: Number(row.monthly?.[0] ?? 0),
     monthBytes: Number(row.monthly?.[1] ?? 0),
+    recordedSeq: Number(row.recorded ?? 0),
   };
 }
 
+/** A group's accepted spans as the ledger records them. */
+export interface AcceptedRecord {
+  month: string;
+  now: Date;
+  traceIds: string[];
+  spanIds: string[];
+  bytes: number;
+  /** The group's number under the org's lease (org-admissions.ts), stamped on the lease. */
+  seq: number;
+}
+
+/** Where a group's recording stands among the org's groups under way (api/otlp/org-admissions.ts). */
+export interface RecordTurn {
+  /** Settles once the earlier group's statement has run: the groups lock the lease's row in order. */
+  statementAfter?: Promise<unknown>;
+  /** Resolves once the earlier groups' recordings committed; a rejection rolls this one back. */
+  commitAfter?: Promise<unknown>;
+  /** Called once this group's statement has run, or failed. */
+  statementRan?: () => void;
+}
+
 /**
- * Records the accepted spans in their traces' rows and the org's month, and gives the lease back,
- * in one statement run while `deliver` has Kafka acknowledge them, in a transaction committed only
- * once it has: the ledger's write costs the request no time of its own beyond the commit, and
- * spans Kafka refused are never recorded (the transaction is rolled back and `deliver`'s error
- * thrown). `deliver` starts once the statement is on its way to Postgres, so the server writes
- * while the event is encoded. Throws LeaseLost, having written nothing, if the lease was no longer
- * held. Returns only once the delivery has settled, whatever failed, so nothing of the group is
- * still in flight when the caller gives the lease back.
+ * Records a group's accepted spans in their traces' rows and the org's month, and renews the
+ * lease, in one statement run while `deliver` has Kafka acknowledge them, in a transaction
+ * committed only once it has and once the earlier groups' recordings committed: the ledger's write
+ * costs the group no time of its own beyond the commit, and spans Kafka refused, or decided
+ * against an earlier group that failed, are never recorded (the transaction is rolled back and the
+ * error thrown). The statement waits for the earlier group's: run out of order, each would hold
+ * the lease's row the other waits for. Throws LeaseLost, having written nothing, if the lease was
+ * no longer held. Returns only once the delivery has settled, whatever failed, so nothing of the
+ * group is still in flight when the caller gives the lease back; and whether another process
+ * wants the lease.
  */
 export async function recordAccepted(
   pool: PgPool,
   lease: Lease,
-  accepted: { month: string; now: Date; traceIds: string[]; spanIds: string[]; bytes: number },
+  ttlMs: number,
+  accepted: AcceptedRecord,
   deliver: () => Promise<unknown>,
-): Promise<void> {
-  let delivered: Promise<{ refusal: unknown } | undefined> | undefined;
+  turn: RecordTurn = {},
+): Promise<{ wanted: boolean }> {
+  const delivered = deliver().then(
+    () => undefined,
+    (refusal: unknown) => ({ refusal }),
+  );
+  let ran = false;
+  const statementRan = () => {
+    if (!ran) turn.statementRan?.();
+    ran = true;
+  };
   try {
-    await inTransaction(pool, async (client) => {
-      const recorded = client.query<{ held: boolean }>({
-        name: 'ingest-ledger-record',
-        text: recordStatement,
-        values: [
-          lease.orgId,
-          accepted.traceIds.join(','),
-          accepted.spanIds.join(','),
-          accepted.now,
-          accepted.month,
-          accepted.spanIds.length,
-          accepted.bytes,
-          lease.holder,
-        ],
-      });
-      delivered = deliver().then(
-        () => undefined,
-        (refusal: unknown) => ({ refusal }),
-      );
-      const result = await recorded;
+    await turn.statementAfter;
+    const sent = performance.now();
+    const wanted = await inTransaction(pool, async (client) => {
+      const result = await client
+        .query<{ held: boolean; wanted: boolean | null }>({
+          name: 'ingest-ledger-record',
+          text: recordStatement,
+          values: [
+            lease.orgId,
+            accepted.traceIds.join(','),
+            accepted.spanIds.join(','),
+            accepted.now,
+            accepted.month,
+            accepted.spanIds.length,
+            accepted.bytes,
+            lease.holder,
+            ttlMs,
+            accepted.seq,
+          ],
+        })
+        .finally(statementRan);
       const refused = await delivered;
       if (refused) throw refused.refusal;
       if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
+      await turn.commitAfter;
+      return result.rows[0].wanted === true;
     });
-    lease.givenBack = true;
+    lease.validUntil = sent + ttlMs;
+    return { wanted };
   } finally {
+    statementRan();
     await delivered;
   }
 }
 
-const recordStatement = `WITH ${releaseLeaseCte('$1', '$8')}, traces AS (
+const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$9', seq: '$10' })}, traces AS (
      INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
      SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList('$2')}::uuid[], ${idList('$3')}) AS x(t, s)
       WHERE EXISTS (SELECT 1 FROM lease)
@@ -165,7 +208,7 @@ const recordStatement = `WITH ${releaseLeaseCte('$1', '$8')}, traces AS (
      ON CONFLICT (org_id, month) DO UPDATE
        SET spans = ingest_monthly.spans + EXCLUDED.spans, bytes = ingest_monthly.bytes + EXCLUDED.bytes
    )
-   SELECT EXISTS (SELECT 1 FROM lease) AS held`;
+   SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT wanted FROM lease) AS wanted`;
 
 /** Whether the org's ledger knows the trace (has admitted any of its spans). */
 export async function traceKnown(pool: PgPool, orgId: string, traceId: string): Promise<boolean> {
@@ -178,11 +221,19 @@ export async function traceKnown(pool: PgPool, orgId: string, traceId: string): 
 
 /**
  * Forgets a trace and its spans and remembers its deletion (its spans are then refused for 24
- * hours), giving the lease back, in one statement; throws LeaseLost if the lease was no longer held.
+ * hours), renewing the lease, in one statement; throws LeaseLost if the lease was no longer held.
+ * Returns whether another process wants the lease.
  */
-export async function recordDeletion(pool: PgPool, lease: Lease, traceId: string, now: Date): Promise<void> {
-  const result = await pool.query<{ held: boolean }>(
-    `WITH ${releaseLeaseCte('$1', '$4')},
+export async function recordDeletion(
+  pool: PgPool,
+  lease: Lease,
+  ttlMs: number,
+  traceId: string,
+  now: Date,
+): Promise<{ wanted: boolean }> {
+  const sent = performance.now();
+  const result = await pool.query<{ held: boolean; wanted: boolean | null }>(
+    `WITH ${renewLeaseCte({ org: '$1', holder: '$4', ttl: '$5' })},
           traces AS (
             DELETE FROM ingest_traces
              WHERE org_id = $1 AND trace_id = $2::text::uuid AND EXISTS (SELECT 1 FROM lease)
@@ -192,11 +243,12 @@ export async function recordDeletion(pool: PgPool, lease: Lease, traceId: string
             SELECT $1, $2::text, $3 WHERE EXISTS (SELECT 1 FROM lease)
             ON CONFLICT (org_id, trace_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
           )
-     SELECT EXISTS (SELECT 1 FROM lease) AS held`,
-    [lease.orgId, traceId, now, lease.holder],
+     SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT wanted FROM lease) AS wanted`,
+    [lease.orgId, traceId, now, lease.holder, ttlMs],
   );
   if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-  lease.givenBack = true;
+  lease.validUntil = sent + ttlMs;
+  return { wanted: result.rows[0].wanted === true };
 }
 
 /**

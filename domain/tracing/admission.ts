@@ -198,7 +198,7 @@ export function decideAdmission(request: {
 
 /**
  * The ledger's facts once a request's accepted spans are counted: how the next request decided in
- * the same transaction (requests of one org are admitted together, in arrival order) sees them.
+ * the same group (requests of one org are admitted together, in arrival order) sees them.
  */
 export function factsAfter(
   ledger: LedgerFacts,
@@ -206,18 +206,36 @@ export function factsAfter(
   admission: Admission,
 ): LedgerFacts {
   if (admission.acceptedSpans === 0) return ledger;
+  return withAccepted(
+    ledger,
+    spans.filter((_, index) => admission.verdicts[index] === 'accepted'),
+  );
+}
+
+/**
+ * The ledger's facts with spans counted in that were accepted but are not recorded in it yet
+ * (earlier groups still being published): each span is stored in its trace and, if accepted in
+ * the ledger's month (`inMonth`), counts in the month.
+ */
+export function withAccepted(
+  ledger: LedgerFacts,
+  accepted: readonly CandidateSpan[],
+  inMonth = true,
+): LedgerFacts {
+  if (accepted.length === 0) return ledger;
   const storedSpanKeys = new Set(ledger.storedSpanKeys);
   const traceSpanCounts = new Map(ledger.traceSpanCounts);
-  spans.forEach((span, index) => {
-    if (admission.verdicts[index] !== 'accepted') return;
+  let bytes = 0;
+  for (const span of accepted) {
     storedSpanKeys.add(keyOf(span));
     traceSpanCounts.set(span.traceId, (traceSpanCounts.get(span.traceId) ?? 0) + 1);
-  });
+    bytes += span.sizeBytes;
+  }
   return {
     storedSpanKeys,
     traceSpanCounts,
     deletedTraceIds: ledger.deletedTraceIds,
-    monthSpans: ledger.monthSpans + admission.acceptedSpans,
-    monthBytes: ledger.monthBytes + admission.acceptedBytes,
+    monthSpans: ledger.monthSpans + (inMonth ? accepted.length : 0),
+    monthBytes: ledger.monthBytes + (inMonth ? bytes : 0),
   };
 }

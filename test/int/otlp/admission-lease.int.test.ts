@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
 import { AdmissionLeases, LeaseLost, LeaseUnavailable } from '../../../stores/admission-lease.ts';
-import { recordAccepted } from '../../../stores/ingest-ledger.ts';
+import { readLedger, recordAccepted } from '../../../stores/ingest-ledger.ts';
 
 // The org's admission lease between API processes (two holders here stand for two processes):
-// one admits at a time, a lease given back or expired passes on, and a holder that lost its
-// lease records nothing. A record is committed only once Kafka acknowledged the spans.
+// one admits at a time; a recording renews the lease and says whether another holder wants it; a
+// lease given back or expired passes on, and a holder that lost its lease records nothing. A
+// record is committed only once Kafka acknowledged the spans, and after the record before it.
 
 let pool: PgPool;
 beforeAll(() => {
@@ -14,12 +15,15 @@ beforeAll(() => {
 });
 afterAll(() => pool.end());
 
-const accepted = (traceId: string) => ({
+const ttlMs = 30_000;
+const newTraceId = () => randomUUID().replace(/-/g, '');
+const accepted = (traceId: string, seq = 1) => ({
   month: '2026-11-01',
   now: new Date(),
   traceIds: [traceId],
   spanIds: ['00f067aa0ba902b7'],
   bytes: 100,
+  seq,
 });
 
 /** Kafka's acknowledgement of the recorded spans, here already given. */
@@ -33,78 +37,116 @@ const spansOf = async (orgId: string) =>
     )
   ).rows[0]?.n;
 
-it('lets one holder at a time admit an org, and passes the lease on when it is given back', async () => {
+/** Whether a recording statement has run and not yet ended: it locks the lease's row (renewing it). */
+const leaseRowLocked = (orgId: string) =>
+  pool.query('SELECT 1 FROM admission_leases WHERE org_id = $1 FOR UPDATE NOWAIT', [orgId]).then(
+    () => false,
+    (error: { code?: string }) => error.code === '55P03',
+  );
+
+const holders = () => [
+  new AdmissionLeases(pool, ttlMs, `test-${randomUUID()}`),
+  new AdmissionLeases(pool, ttlMs, `test-${randomUUID()}`),
+];
+
+it('lets one holder at a time admit an org; a recording keeps the lease and tells that another wants it', async () => {
   const orgId = `org_lease_${randomUUID()}`;
-  const one = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
-  const other = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
-  const held = await one.acquire(orgId, 0);
-  await expect(other.acquire(orgId, 300)).rejects.toBeInstanceOf(LeaseUnavailable);
+  const [one, other] = holders();
+  const held = await one!.acquire(orgId, 0);
+  const fresh = await recordAccepted(pool, held, ttlMs, accepted(newTraceId()), delivered);
+  expect(fresh.wanted).toBe(false);
+  // The other holder finds the lease held, and marks it wanted.
+  await expect(other!.acquire(orgId, 300)).rejects.toBeInstanceOf(LeaseUnavailable);
   // Another org is not held up.
-  await other.release(await other.acquire(`${orgId}-elsewhere`, 0));
-  // Recording gives the lease back: the other holder then takes it at once.
-  await recordAccepted(pool, held, accepted(randomUUID().replace(/-/g, '')), delivered);
-  expect(await spansOf(orgId)).toBe(1);
-  await other.release(await other.acquire(orgId, 0));
+  await other!.release(await other!.acquire(`${orgId}-elsewhere`, 0));
+  const renewed = await recordAccepted(pool, held, ttlMs, accepted(newTraceId(), 2), delivered);
+  expect(renewed.wanted).toBe(true);
+  expect(await spansOf(orgId)).toBe(2);
+  // Given back, the lease passes on at once, with the number of the last group recorded.
+  await one!.release(held);
+  const taken = await other!.acquire(orgId, 0);
+  expect(taken.recordedSeq).toBe(2);
+  await other!.release(taken);
 });
 
 it('passes an expired lease on, and its old holder then records nothing', async () => {
   const orgId = `org_lease_${randomUUID()}`;
   const stalled = new AdmissionLeases(pool, 200, `test-${randomUUID()}`);
-  const other = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
+  const [, other] = holders();
   const lost = await stalled.acquire(orgId, 0);
   // The other holder waits until the stalled one's lease has expired, then takes it.
-  const taken = await other.acquire(orgId, 5_000);
-  await expect(
-    recordAccepted(pool, lost, accepted(randomUUID().replace(/-/g, '')), delivered),
-  ).rejects.toBeInstanceOf(LeaseLost);
+  const taken = await other!.acquire(orgId, 5_000);
+  await expect(recordAccepted(pool, lost, 200, accepted(newTraceId()), delivered)).rejects.toBeInstanceOf(
+    LeaseLost,
+  );
   expect(await spansOf(orgId)).toBe(0);
-  await recordAccepted(pool, taken, accepted(randomUUID().replace(/-/g, '')), delivered);
+  await recordAccepted(pool, taken, ttlMs, accepted(newTraceId()), delivered);
   expect(await spansOf(orgId)).toBe(1);
 });
 
-it('commits the record only once Kafka acknowledged the spans, holding the lease until then', async () => {
+it('commits the record only once Kafka acknowledged the spans, locking the lease until then', async () => {
   const orgId = `org_lease_${randomUUID()}`;
-  const one = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
-  const other = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
-  const held = await one.acquire(orgId, 0);
-  let acknowledge = () => {};
-  const delivery = new Promise<void>((resolve) => {
-    acknowledge = resolve;
-  });
-  const recording = recordAccepted(pool, held, accepted(randomUUID().replace(/-/g, '')), () => delivery);
-  // The statement has run once it locks the lease's row (giving it back, not yet committed).
-  const leaseRowLocked = () =>
-    pool.query('SELECT 1 FROM admission_leases WHERE org_id = $1 FOR UPDATE NOWAIT', [orgId]).then(
-      () => false,
-      (error: { code?: string }) => error.code === '55P03',
-    );
-  await expect.poll(leaseRowLocked).toBe(true);
+  const [one, other] = holders();
+  const held = await one!.acquire(orgId, 0);
+  const acknowledged = Promise.withResolvers<void>();
+  const recording = recordAccepted(pool, held, ttlMs, accepted(newTraceId()), () => acknowledged.promise);
+  await expect.poll(() => leaseRowLocked(orgId)).toBe(true);
   expect(await spansOf(orgId)).toBe(0);
-  // Another holder waits on the row meanwhile, and takes the lease once the record commits.
-  const waiting = other.acquire(orgId, 0);
-  expect(await leaseRowLocked()).toBe(true);
-  acknowledge();
+  // Another holder waits on the row meanwhile, and then finds the lease still held.
+  const waiting = other!.acquire(orgId, 0);
+  expect(await leaseRowLocked(orgId)).toBe(true);
+  acknowledged.resolve();
   await recording;
-  expect(held.givenBack).toBe(true);
+  await expect(waiting).rejects.toBeInstanceOf(LeaseUnavailable);
   expect(await spansOf(orgId)).toBe(1);
-  await other.release(await waiting);
+  await one!.release(held);
 });
 
-it('records nothing and keeps the lease when Kafka refused the spans', async () => {
+it('records nothing, and keeps the lease, when Kafka refused the spans', async () => {
   const orgId = `org_lease_${randomUUID()}`;
-  const one = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
-  const other = new AdmissionLeases(pool, 30_000, `test-${randomUUID()}`);
-  const held = await one.acquire(orgId, 0);
+  const [one, other] = holders();
+  const held = await one!.acquire(orgId, 0);
   const refusal = new Error('Kafka refused the spans');
   await expect(
-    recordAccepted(pool, held, accepted(randomUUID().replace(/-/g, '')), () => Promise.reject(refusal)),
+    recordAccepted(pool, held, ttlMs, accepted(newTraceId()), () => Promise.reject(refusal)),
   ).rejects.toBe(refusal);
-  expect(held.givenBack).toBe(false);
   expect(await spansOf(orgId)).toBe(0);
   const month = await pool.query('SELECT 1 FROM ingest_monthly WHERE org_id = $1', [orgId]);
   expect(month.rowCount).toBe(0);
-  // Rolled back, the lease is still this holder's until it gives it back (AdmissionLeases.hold).
-  await expect(other.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
-  await one.release(held);
-  await other.release(await other.acquire(orgId, 0));
+  // Rolled back, the lease is still this holder's until it gives it back.
+  await expect(other!.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
+  await one!.release(held);
+  await other!.release(await other!.acquire(orgId, 0));
+});
+
+it('commits a record after the one before it, and rolls it back if that one failed', async () => {
+  const orgId = `org_lease_${randomUUID()}`;
+  const [one] = holders();
+  const held = await one!.acquire(orgId, 0);
+  const read = () =>
+    readLedger(pool, {
+      orgId,
+      traceIds: [],
+      spanIds: [],
+      month: '2026-11-01',
+      deletedSince: new Date(0),
+    });
+  const earlier = Promise.withResolvers<void>();
+  const later = recordAccepted(pool, held, ttlMs, accepted(newTraceId(), 1), delivered, {
+    commitAfter: earlier.promise,
+  });
+  // Acknowledged by Kafka, it waits for the earlier group with its transaction open.
+  await expect.poll(() => leaseRowLocked(orgId)).toBe(true);
+  expect((await read()).recordedSeq).toBe(0);
+  earlier.reject(new Error('the earlier group failed'));
+  await expect(later).rejects.toThrow('the earlier group failed');
+  expect(await spansOf(orgId)).toBe(0);
+  expect((await read()).recordedSeq).toBe(0);
+  // A record whose earlier one was recorded commits, and the ledger's reads see its number.
+  await recordAccepted(pool, held, ttlMs, accepted(newTraceId(), 2), delivered, {
+    commitAfter: Promise.resolve(),
+  });
+  expect(await spansOf(orgId)).toBe(1);
+  expect((await read()).recordedSeq).toBe(2);
+  await one!.release(held);
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decideAdmission, factsAfter, type LedgerFacts } from '../../../domain/tracing/admission.ts';
+import {
+  decideAdmission,
+  factsAfter,
+  type LedgerFacts,
+  withAccepted,
+} from '../../../domain/tracing/admission.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const span = (traceId: string, spanId: string, sizeBytes = 100) => ({
@@ -45,5 +50,28 @@ describe('factsAfter: requests of one org admitted together, in arrival order', 
   it('returns the same facts when nothing was accepted', () => {
     const spans = [span('0'.repeat(32), '1'.repeat(16))];
     expect(factsAfter(empty, spans, decideAdmission({ spans, ledger: empty, now, limits }))).toBe(empty);
+  });
+});
+
+describe('withAccepted: spans of earlier groups accepted but not yet recorded', () => {
+  const earlier = [span(t1, '1'.repeat(16), 300), span(t2, '2'.repeat(16), 200)];
+
+  it('counts them as stored in their traces and in the month, leaving the ledger as read', () => {
+    const facts = withAccepted(empty, earlier);
+    expect(facts.storedSpanKeys).toEqual(new Set([`${t1}:${'1'.repeat(16)}`, `${t2}:${'2'.repeat(16)}`]));
+    expect([...facts.traceSpanCounts]).toEqual([
+      [t1, 1],
+      [t2, 1],
+    ]);
+    expect([facts.monthSpans, facts.monthBytes]).toEqual([2, 500]);
+    expect(empty.storedSpanKeys.size).toBe(0);
+  });
+
+  it('leaves the month alone for spans accepted in the month before', () => {
+    const facts = withAccepted({ ...empty, monthSpans: 7, monthBytes: 70 }, earlier, false);
+    expect([facts.monthSpans, facts.monthBytes]).toEqual([7, 70]);
+    expect(facts.traceSpanCounts.get(t1)).toBe(1);
+    const again = decideAdmission({ spans: [earlier[0]!], ledger: facts, now, limits });
+    expect(again.verdicts).toEqual(['duplicate']);
   });
 });
