@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type Admission,
-  decideAdmission,
-  factsAfter,
-  type LedgerFacts,
-  withAccepted,
-} from '../../domain/tracing/admission.ts';
+import { type Admission, decideAdmissions } from '../../domain/tracing/admission.ts';
 import type { PublishedSpan } from '../../domain/tracing/events.ts';
 import { ingestPhaseDuration, spansReceived } from '../../platform/metrics.ts';
 import { publishSpanEvents, publishSpansReceived } from '../../producers/spans.ts';
@@ -256,23 +250,30 @@ export class OrgAdmissions {
       (recording) => recording.recordedAt === undefined || recording.recordedAt > issuedAt,
     );
     const traceFirstReceived = new Map(ledger.traceFirstReceived);
-    let facts: LedgerFacts = ledger;
-    for (const recording of unseen) {
-      facts = withAccepted(facts, recording.accepted, recording.month === month);
+    for (const recording of unseen)
       for (const span of recording.accepted)
         if (!traceFirstReceived.has(span.traceId)) traceFirstReceived.set(span.traceId, recording.now);
-    }
-    const accepted: PublishedSpan[] = [];
-    const admissions = normalized.map((spans) => {
-      if (spans instanceof Error) return spans;
-      const admission = decideAdmission({ spans, ledger: facts, now, limits: this.deps.limits });
-      facts = factsAfter(facts, spans, admission);
-      spans.forEach((span, index) => {
-        spansReceived.inc({ verdict: admission.verdicts[index] });
-        if (admission.verdicts[index] === 'accepted') accepted.push(span);
-      });
-      return admission;
+    const requests = normalized.filter((spans): spans is PublishedSpan[] => !(spans instanceof Error));
+    const decided = decideAdmissions({
+      requests,
+      ledger,
+      now,
+      limits: this.deps.limits,
+      earlier: unseen.map((recording) => ({ spans: recording.accepted, inMonth: recording.month === month })),
     });
+    const accepted: PublishedSpan[] = [];
+    const counts = new Map<string, number>();
+    requests.forEach((spans, index) => {
+      const { verdicts } = decided[index]!;
+      spans.forEach((span, at) => {
+        const verdict = verdicts[at]!;
+        counts.set(verdict, (counts.get(verdict) ?? 0) + 1);
+        if (verdict === 'accepted') accepted.push(span);
+      });
+    });
+    for (const [verdict, count] of counts) spansReceived.inc({ verdict }, count);
+    let next = 0;
+    const admissions = normalized.map((spans) => (spans instanceof Error ? spans : decided[next++]!));
     return { admissions, accepted, facts: { traceFirstReceived } };
   }
 

@@ -103,19 +103,28 @@ const inRange = (t: bigint): boolean => t >= 0n && t <= lastNanosecond;
 const hasGoodTimes = (s: CandidateSpan): boolean =>
   inRange(s.startTimeUnixNano) && inRange(s.endTimeUnixNano);
 
-/** What the request has taken so far, on top of the ledger's facts. */
+/**
+ * What is taken on top of the ledger's facts: by the requests decided before in the same group,
+ * by earlier groups not yet recorded, and by the request so far.
+ */
 interface Taken {
   keys: Set<string>;
   perTrace: Map<string, number>;
   spans: number;
   bytes: number;
-  /** Once a span is refused for monthly data, every later one is too (no smaller span slips in). */
+  /** Once a span of a request is refused for monthly data, every later one of it is too (no smaller span slips in). */
   dataFull: boolean;
 }
 
 interface Check {
   verdict: Exclude<Verdict, 'accepted'>;
-  applies: (span: CandidateSpan, ledger: LedgerFacts, taken: Taken, limits: AdmissionLimits) => boolean;
+  applies: (
+    span: CandidateSpan,
+    key: string,
+    ledger: LedgerFacts,
+    taken: Taken,
+    limits: AdmissionLimits,
+  ) => boolean;
 }
 
 const keyOf = (s: CandidateSpan): string => `${s.traceId}:${s.spanId}`;
@@ -128,24 +137,24 @@ const keyOf = (s: CandidateSpan): string => `${s.traceId}:${s.spanId}`;
 const checks: readonly Check[] = [
   { verdict: 'bad_id', applies: (s) => !hasGoodIds(s) },
   { verdict: 'bad_time', applies: (s) => !hasGoodTimes(s) },
-  { verdict: 'deleted_trace', applies: (s, ledger) => ledger.deletedTraceIds.has(s.traceId) },
+  { verdict: 'deleted_trace', applies: (s, _, ledger) => ledger.deletedTraceIds.has(s.traceId) },
   {
     verdict: 'duplicate',
-    applies: (s, ledger, taken) => ledger.storedSpanKeys.has(keyOf(s)) || taken.keys.has(keyOf(s)),
+    applies: (_, key, ledger, taken) => ledger.storedSpanKeys.has(key) || taken.keys.has(key),
   },
   {
     verdict: 'trace_full',
-    applies: (s, ledger, taken, limits) =>
+    applies: (s, _, ledger, taken, limits) =>
       (ledger.traceSpanCounts.get(s.traceId) ?? 0) + (taken.perTrace.get(s.traceId) ?? 0) >=
       limits.spansPerTrace,
   },
   {
     verdict: 'monthly_spans',
-    applies: (_, ledger, taken, limits) => ledger.monthSpans + taken.spans >= limits.monthlySpans,
+    applies: (_, __, ledger, taken, limits) => ledger.monthSpans + taken.spans >= limits.monthlySpans,
   },
   {
     verdict: 'monthly_data',
-    applies: (s, ledger, taken, limits) =>
+    applies: (s, _, ledger, taken, limits) =>
       taken.dataFull || ledger.monthBytes + taken.bytes + s.sizeBytes > limits.monthlyBytes,
   },
 ];
@@ -169,73 +178,62 @@ export function decideAdmission(request: {
   now: Date;
   limits?: AdmissionLimits;
 }): Admission {
-  const { spans, ledger, now, limits = specLimits } = request;
+  return decideAdmissions({ ...request, requests: [request.spans] })[0]!;
+}
+
+/** Spans accepted before, not yet in the ledger; counted in the month only if accepted in the ledger's month. */
+export interface EarlierAccepted {
+  spans: readonly CandidateSpan[];
+  inMonth: boolean;
+}
+
+/**
+ * Decides the requests of one group in arrival order (requests of one org are admitted together):
+ * each against the ledger, the spans of earlier groups accepted but not yet recorded in it, and
+ * the spans the requests before it accepted, as if each had been recorded before the next came.
+ */
+export function decideAdmissions(group: {
+  requests: readonly (readonly CandidateSpan[])[];
+  ledger: LedgerFacts;
+  now: Date;
+  limits?: AdmissionLimits;
+  earlier?: readonly EarlierAccepted[];
+}): Admission[] {
+  const { ledger, now, limits = specLimits } = group;
   const taken: Taken = { keys: new Set(), perTrace: new Map(), spans: 0, bytes: 0, dataFull: false };
-  const refusals: Partial<Record<RefusalReason, number>> = {};
-  const verdicts = spans.map((span): Verdict => {
-    const verdict = checks.find((check) => check.applies(span, ledger, taken, limits))?.verdict ?? 'accepted';
-    if (verdict === 'accepted') {
-      taken.keys.add(keyOf(span));
-      taken.perTrace.set(span.traceId, (taken.perTrace.get(span.traceId) ?? 0) + 1);
-      taken.spans += 1;
-      taken.bytes += span.sizeBytes;
-    } else if (verdict !== 'duplicate') {
-      refusals[verdict] = (refusals[verdict] ?? 0) + 1;
-      if (verdict === 'monthly_data') taken.dataFull = true;
-    }
-    return verdict;
+  for (const { spans, inMonth } of group.earlier ?? []) for (const span of spans) take(taken, span, inMonth);
+  return group.requests.map((spans) => {
+    const before = { spans: taken.spans, bytes: taken.bytes };
+    taken.dataFull = false;
+    const refusals: Partial<Record<RefusalReason, number>> = {};
+    const verdicts = spans.map((span): Verdict => {
+      const key = keyOf(span);
+      const verdict =
+        checks.find((check) => check.applies(span, key, ledger, taken, limits))?.verdict ?? 'accepted';
+      if (verdict === 'accepted') take(taken, span, true, key);
+      else if (verdict !== 'duplicate') {
+        refusals[verdict] = (refusals[verdict] ?? 0) + 1;
+        if (verdict === 'monthly_data') taken.dataFull = true;
+      }
+      return verdict;
+    });
+    const rejectedSpans = Object.values(refusals).reduce((sum, n) => sum + n, 0);
+    return {
+      verdicts,
+      acceptedSpans: taken.spans - before.spans,
+      acceptedBytes: taken.bytes - before.bytes,
+      rejectedSpans,
+      refusals,
+      errorMessage: refusalMessage(refusals, now, limits),
+    };
   });
-  const rejectedSpans = Object.values(refusals).reduce((sum, n) => sum + n, 0);
-  return {
-    verdicts,
-    acceptedSpans: taken.spans,
-    acceptedBytes: taken.bytes,
-    rejectedSpans,
-    refusals,
-    errorMessage: refusalMessage(refusals, now, limits),
-  };
 }
 
-/**
- * The ledger's facts once a request's accepted spans are counted: how the next request decided in
- * the same group (requests of one org are admitted together, in arrival order) sees them.
- */
-export function factsAfter(
-  ledger: LedgerFacts,
-  spans: readonly CandidateSpan[],
-  admission: Admission,
-): LedgerFacts {
-  if (admission.acceptedSpans === 0) return ledger;
-  return withAccepted(
-    ledger,
-    spans.filter((_, index) => admission.verdicts[index] === 'accepted'),
-  );
-}
-
-/**
- * The ledger's facts with spans counted in that were accepted but are not recorded in it yet
- * (earlier groups still being published): each span is stored in its trace and, if accepted in
- * the ledger's month (`inMonth`), counts in the month.
- */
-export function withAccepted(
-  ledger: LedgerFacts,
-  accepted: readonly CandidateSpan[],
-  inMonth = true,
-): LedgerFacts {
-  if (accepted.length === 0) return ledger;
-  const storedSpanKeys = new Set(ledger.storedSpanKeys);
-  const traceSpanCounts = new Map(ledger.traceSpanCounts);
-  let bytes = 0;
-  for (const span of accepted) {
-    storedSpanKeys.add(keyOf(span));
-    traceSpanCounts.set(span.traceId, (traceSpanCounts.get(span.traceId) ?? 0) + 1);
-    bytes += span.sizeBytes;
-  }
-  return {
-    storedSpanKeys,
-    traceSpanCounts,
-    deletedTraceIds: ledger.deletedTraceIds,
-    monthSpans: ledger.monthSpans + (inMonth ? accepted.length : 0),
-    monthBytes: ledger.monthBytes + (inMonth ? bytes : 0),
-  };
+/** Counts a span as stored in its trace and, if `inMonth`, in the month. */
+function take(taken: Taken, span: CandidateSpan, inMonth: boolean, key = keyOf(span)): void {
+  taken.keys.add(key);
+  taken.perTrace.set(span.traceId, (taken.perTrace.get(span.traceId) ?? 0) + 1);
+  if (!inMonth) return;
+  taken.spans += 1;
+  taken.bytes += span.sizeBytes;
 }

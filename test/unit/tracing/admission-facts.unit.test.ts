@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decideAdmission,
-  factsAfter,
-  type LedgerFacts,
-  withAccepted,
-} from '../../../domain/tracing/admission.ts';
+import { decideAdmission, decideAdmissions, type LedgerFacts } from '../../../domain/tracing/admission.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const span = (traceId: string, spanId: string, sizeBytes = 100) => ({
@@ -25,17 +20,9 @@ const empty: LedgerFacts = {
 };
 const limits = { spansPerTrace: 3, monthlySpans: 4, monthlyBytes: 10_000 };
 
-describe('factsAfter: requests of one org admitted together, in arrival order', () => {
-  it('counts only the accepted spans, so the next request sees them as stored', () => {
+describe('decideAdmissions: requests of one org admitted together, in arrival order', () => {
+  it('decides each request as if the accepted spans of the ones before it were stored', () => {
     const first = [span(t1, '1'.repeat(16)), span(t1, '2'.repeat(16)), span(t2, '')];
-    const admission = decideAdmission({ spans: first, ledger: empty, now, limits });
-    const after = factsAfter(empty, first, admission);
-    expect(after.monthSpans).toBe(2);
-    expect(after.monthBytes).toBe(200);
-    expect(after.traceSpanCounts.get(t1)).toBe(2);
-    expect(after.storedSpanKeys.has(`${t1}:${'1'.repeat(16)}`)).toBe(true);
-    expect(empty.storedSpanKeys.size).toBe(0);
-
     const second = [
       span(t1, '1'.repeat(16)),
       span(t1, '3'.repeat(16)),
@@ -43,35 +30,72 @@ describe('factsAfter: requests of one org admitted together, in arrival order', 
       span(t2, '5'.repeat(16)),
       span(t2, '6'.repeat(16)),
     ];
-    const next = decideAdmission({ spans: second, ledger: after, now, limits });
-    expect(next.verdicts).toEqual(['duplicate', 'accepted', 'trace_full', 'accepted', 'monthly_spans']);
+    const [one, two] = decideAdmissions({ requests: [first, second], ledger: empty, now, limits });
+    expect(one!.verdicts).toEqual(['accepted', 'accepted', 'bad_id']);
+    expect([one!.acceptedSpans, one!.acceptedBytes]).toEqual([2, 200]);
+    expect(two!.verdicts).toEqual(['duplicate', 'accepted', 'trace_full', 'accepted', 'monthly_spans']);
+    expect([two!.acceptedSpans, two!.acceptedBytes]).toEqual([2, 200]);
+    // Each request's refusals are its own.
+    expect(one!.refusals).toEqual({ bad_id: 1 });
+    expect(two!.refusals).toEqual({ trace_full: 1, monthly_spans: 1 });
   });
 
-  it('returns the same facts when nothing was accepted', () => {
-    const spans = [span('0'.repeat(32), '1'.repeat(16))];
-    expect(factsAfter(empty, spans, decideAdmission({ spans, ledger: empty, now, limits }))).toBe(empty);
+  it('decides one request alone as decideAdmission does', () => {
+    const spans = [span(t1, '1'.repeat(16)), span(t1, '1'.repeat(16))];
+    expect(decideAdmissions({ requests: [spans], ledger: empty, now, limits })).toEqual([
+      decideAdmission({ spans, ledger: empty, now, limits }),
+    ]);
+  });
+
+  it('refuses for monthly data only within the request that reached it', () => {
+    const big = { ...limits, monthlySpans: 100, monthlyBytes: 250 };
+    const [full, next] = decideAdmissions({
+      requests: [
+        [span(t1, '1'.repeat(16), 200), span(t1, '2'.repeat(16), 100), span(t2, '3'.repeat(16), 10)],
+        [span(t2, '4'.repeat(16), 10)],
+      ],
+      ledger: empty,
+      now,
+      limits: big,
+    });
+    expect(full!.verdicts).toEqual(['accepted', 'monthly_data', 'monthly_data']);
+    expect(next!.verdicts).toEqual(['accepted']);
   });
 });
 
-describe('withAccepted: spans of earlier groups accepted but not yet recorded', () => {
+describe('decideAdmissions: spans of earlier groups accepted but not yet recorded', () => {
   const earlier = [span(t1, '1'.repeat(16), 300), span(t2, '2'.repeat(16), 200)];
 
-  it('counts them as stored in their traces and in the month, leaving the ledger as read', () => {
-    const facts = withAccepted(empty, earlier);
-    expect(facts.storedSpanKeys).toEqual(new Set([`${t1}:${'1'.repeat(16)}`, `${t2}:${'2'.repeat(16)}`]));
-    expect([...facts.traceSpanCounts]).toEqual([
-      [t1, 1],
-      [t2, 1],
-    ]);
-    expect([facts.monthSpans, facts.monthBytes]).toEqual([2, 500]);
-    expect(empty.storedSpanKeys.size).toBe(0);
+  it('counts them as stored in their traces and in the month', () => {
+    const [admission] = decideAdmissions({
+      requests: [[span(t1, '1'.repeat(16)), span(t1, '3'.repeat(16)), span(t1, '4'.repeat(16))]],
+      ledger: empty,
+      now,
+      limits: { ...limits, spansPerTrace: 2 },
+      earlier: [{ spans: earlier, inMonth: true }],
+    });
+    // Stored by the earlier group, which also holds one of the trace's two spans.
+    expect(admission!.verdicts).toEqual(['duplicate', 'accepted', 'trace_full']);
+    const [month] = decideAdmissions({
+      requests: [[span(t1, '5'.repeat(16)), span(t2, '6'.repeat(16))]],
+      ledger: empty,
+      now,
+      limits: { ...limits, monthlySpans: 3 },
+      earlier: [{ spans: earlier, inMonth: true }],
+    });
+    // Two of the month's three spans are the earlier group's.
+    expect(month!.verdicts).toEqual(['accepted', 'monthly_spans']);
   });
 
   it('leaves the month alone for spans accepted in the month before', () => {
-    const facts = withAccepted({ ...empty, monthSpans: 7, monthBytes: 70 }, earlier, false);
-    expect([facts.monthSpans, facts.monthBytes]).toEqual([7, 70]);
-    expect(facts.traceSpanCounts.get(t1)).toBe(1);
-    const again = decideAdmission({ spans: [earlier[0]!], ledger: facts, now, limits });
-    expect(again.verdicts).toEqual(['duplicate']);
+    const [admission] = decideAdmissions({
+      requests: [[span(t1, '1'.repeat(16)), span(t2, '3'.repeat(16)), span(t2, '4'.repeat(16))]],
+      ledger: { ...empty, monthSpans: 2 },
+      now,
+      limits,
+      earlier: [{ spans: earlier, inMonth: false }],
+    });
+    // Stored, but not counted in this month: two more spans fit under the limit of four.
+    expect(admission!.verdicts).toEqual(['duplicate', 'accepted', 'accepted']);
   });
 });
