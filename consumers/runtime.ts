@@ -70,7 +70,11 @@ export async function runConsumer<E>(
     for (let attempt = 0; ; attempt += 1) {
       try {
         if (!message.value) throw new Error('message has no value');
-        const event = projection.fromWire(await decodeValue(deps.registry, message.value));
+        const { from } = projection;
+        const event =
+          'value' in from
+            ? from.value(message.value)
+            : from.wire(await decodeValue(deps.registry, message.value));
         if (event !== undefined) return { event };
         return { dead: { message, reason: 'unknown_event', error: 'not an event this projection knows' } };
       } catch (error) {

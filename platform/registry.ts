@@ -69,6 +69,28 @@ export function frame(schemaId: number, payload: Uint8Array): Buffer {
   return framed;
 }
 
+/**
+ * Where the protobuf payload of a Confluent-framed value starts: after the magic byte, the schema
+ * id and the message-index path (a zigzag varint count, then that many indexes; 0 for the
+ * schema's first message). Throws on a value that is not framed so.
+ */
+export function framedPayload(value: Uint8Array): number {
+  if (value.length < 6 || value[0] !== 0) throw new Error('not a Confluent-framed value (magic byte 0)');
+  let pos = 5;
+  const varint = () => {
+    let result = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      const byte = value[pos++];
+      if (byte === undefined) throw new Error('the framed value ends inside its message index');
+      result |= (byte & 0x7f) << shift;
+      if (byte < 0x80) return (result >>> 1) ^ -(result & 1);
+    }
+    throw new Error('a message index of more than 32 bits');
+  };
+  for (let indexes = varint(); indexes > 0; indexes -= 1) varint();
+  return pos;
+}
+
 export interface StreamCodec<T> {
   readonly stream: StreamName;
   readonly schemaId: number;

@@ -106,7 +106,7 @@ export function orgPostgresProjection(pool: PgPool): Projection<OrgEvent> {
     groupId,
     stream: 'org',
     maxWaitMs: 100,
-    fromWire: orgEventFromWire,
+    from: { wire: orgEventFromWire },
     project: (batch, consumingGroup) =>
       projectOnce(pool, consumingGroup, batch, (client, event) =>
         (writers[event.type] as (client: PgClient, event: OrgEvent) => Promise<unknown>)(client, event),

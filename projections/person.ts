@@ -34,7 +34,7 @@ export function personPostgresProjection(pool: PgPool): Projection<PersonEvent> 
     groupId,
     stream: 'person',
     maxWaitMs: 100,
-    fromWire: personEventFromWire,
+    from: { wire: personEventFromWire },
     project: (batch, consumingGroup) =>
       projectOnce(pool, consumingGroup, batch, (client, event) =>
         (writers[event.type] as (client: PgClient, event: PersonEvent) => Promise<unknown>)(client, event),

@@ -16,8 +16,14 @@ export interface Delivered<E> {
 export interface Projection<E> {
   readonly groupId: string;
   readonly stream: StreamName;
-  /** A decoded wire value as the projection's event; undefined sends it to the dead-letter topic. */
-  fromWire(wire: Record<string, unknown>): E | undefined;
+  /**
+   * The message's value as the projection's event, undefined to send it to the dead-letter topic:
+   * decoded with its writer's schema and read as a wire object (`wire`), or, for a projection
+   * that reads the protobuf bytes itself, from its framed bytes (`value`).
+   */
+  readonly from:
+    | { wire(wire: Record<string, unknown>): E | undefined }
+    | { value(value: Buffer): E | undefined };
   /**
    * Writes the batch to its store; idempotent, since a batch can be delivered again. `groupId` is
    * the group actually consuming (a test may run a projection under a group of its own), for

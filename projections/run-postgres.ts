@@ -185,7 +185,7 @@ export function runPostgresProjection(pool: PgPool): Projection<RunEvent> {
     stream: 'run',
     // The API waits for its own events here, and followers read output from here: keep fetches short.
     maxWaitMs: 50,
-    fromWire: runEventFromWire,
+    from: { wire: runEventFromWire },
     project: (batch, consumingGroup) => projectOnce(pool, consumingGroup, batch, applyRunEvent),
   };
 }

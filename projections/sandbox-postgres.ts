@@ -162,7 +162,7 @@ export function sandboxPostgresProjection(pool: PgPool): Projection<SandboxEvent
     stream: 'sandbox',
     // The API waits for its own events here before it answers: keep fetches short.
     maxWaitMs: 50,
-    fromWire: sandboxEventFromWire,
+    from: { wire: sandboxEventFromWire },
     project: (batch, consumingGroup) => projectOnce(pool, consumingGroup, batch, applySandboxEvent),
   };
 }

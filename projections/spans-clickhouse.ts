@@ -1,14 +1,14 @@
-import type { PublishedSpan, ReceivedTrace, SpanEvent } from '../domain/tracing/events.ts';
 import { type ClickHouseClient, identifier, joinSql, sql } from '../platform/clickhouse.ts';
-import { type FieldValue, insertRows } from '../platform/clickhouse-insert.ts';
+import { insertRowBinary, RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { logger } from '../platform/logger.ts';
 import { poll } from '../platform/poll.ts';
-import { spanEventFromWire } from '../schemas/events/spans-mapping.ts';
 import type { Projection } from './projection.ts';
+import { type SpanRecord, spanColumns, spanRecordOf, writeSpanRows } from './spans-rowbinary.ts';
 
 // Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql), and through its
 // materialized views, in the same INSERT, the trace list's `trace_fragments` (0003) and the
-// analytics' `span_facts` (0004).
+// analytics' `span_facts` (0004). Received spans are written as RowBinary rows transcoded from
+// the event's bytes (spans-rowbinary.ts).
 //
 // A batch is applied in the topic's order as alternating steps: the spans received up to the next
 // deletion in one insert, then the deletions in one `ALTER TABLE … DELETE`, and so on; a batch
@@ -25,11 +25,11 @@ import type { Projection } from './projection.ts';
 // deletion deletes again whatever the earlier delivery had inserted before it, which leaves the
 // same rows.
 
-type SpansReceived = Extract<SpanEvent, { type: 'SpansReceived' }>;
+type SpansReceived = Extract<SpanRecord, { type: 'SpansReceived' }>;
 
 /** A SpansReceived with its offset on its partition. */
 export interface ReceivedAt {
-  event: SpansReceived;
+  record: SpansReceived;
   offset: string;
 }
 
@@ -38,13 +38,13 @@ export type SpanWriteStep =
   | { type: 'delete'; traces: { orgId: string; traceId: string }[] };
 
 /** The batch as alternating insert and delete steps, in the topic's order. */
-export function spanWriteSteps(batch: readonly { event: SpanEvent; offset: string }[]): SpanWriteStep[] {
+export function spanWriteSteps(batch: readonly { event: SpanRecord; offset: string }[]): SpanWriteStep[] {
   const steps: SpanWriteStep[] = [];
   for (const { event, offset } of batch) {
     const last = steps.at(-1);
     if (event.type === 'SpansReceived') {
-      if (last?.type === 'insert') last.events.push({ event, offset });
-      else steps.push({ type: 'insert', events: [{ event, offset }] });
+      if (last?.type === 'insert') last.events.push({ record: event, offset });
+      else steps.push({ type: 'insert', events: [{ record: event, offset }] });
     } else {
       const trace = { orgId: event.orgId, traceId: event.traceId };
       if (last?.type === 'delete') last.traces.push(trace);
@@ -52,65 +52,6 @@ export function spanWriteSteps(batch: readonly { event: SpanEvent; offset: strin
     }
   }
   return steps;
-}
-
-/**
- * One `spans` row; 64-bit numbers as decimal text, which ClickHouse parses exactly. `index` is the
- * span's place in its event, across the event's traces: with the offset, the order it was sent in.
- */
-export function spanRow(
-  { event, offset }: ReceivedAt,
-  trace: ReceivedTrace,
-  span: PublishedSpan,
-  index: number,
-): Record<string, FieldValue> {
-  return {
-    org_id: event.orgId,
-    trace_id: trace.traceId,
-    span_id: span.spanId,
-    trace_first_received_at: Math.floor(trace.traceFirstReceivedAt.getTime() / 1000),
-    parent_span_id: span.parentSpanId,
-    name: span.name,
-    kind: span.kind,
-    otel_kind: span.otelKind,
-    start_time_unix_nano: span.startTimeUnixNano.toString(),
-    end_time_unix_nano: span.endTimeUnixNano.toString(),
-    status_code: span.statusCode,
-    status_message: span.statusMessage,
-    model: span.model,
-    input_tokens: span.inputTokens,
-    output_tokens: span.outputTokens,
-    session_id: span.sessionId,
-    user_id: span.userId,
-    service_name: span.serviceName,
-    environment: span.environment,
-    input: span.input,
-    output: span.output,
-    input_truncated: span.inputTruncated ? 1 : 0,
-    output_truncated: span.outputTruncated ? 1 : 0,
-    redacted_count: span.redactedCount,
-    attributes: span.attributes,
-    events: span.events,
-    links: span.links,
-    resource_attributes: span.resourceAttributes,
-    scope_name: span.scopeName,
-    scope_version: span.scopeVersion,
-    size_bytes: span.sizeBytes,
-    event_id: event.eventId,
-    received_offset: offset,
-    received_index: index,
-  };
-}
-
-/** The rows of an insert step: each event's spans numbered in order across its traces. */
-export function spanRows(events: readonly ReceivedAt[]): Record<string, FieldValue>[] {
-  const rows: Record<string, FieldValue>[] = [];
-  for (const received of events) {
-    let index = 0;
-    for (const trace of received.event.traces)
-      for (const span of trace.spans) rows.push(spanRow(received, trace, span, index++));
-  }
-  return rows;
 }
 
 /** `spans` and the tables its materialized views write, which a deletion mutates alike. */
@@ -122,9 +63,11 @@ const mutationPollMs = 100;
 // timeout, 10 s, platform/kafka.ts), and a batch may take up to the poll interval (5 minutes).
 const mutationWaitMs = 10_000;
 
-export function spansClickHouseProjection(clickhouse: ClickHouseClient): Projection<SpanEvent> {
+export function spansClickHouseProjection(clickhouse: ClickHouseClient): Projection<SpanRecord> {
   async function insert(events: ReceivedAt[]): Promise<void> {
-    await insertRows(clickhouse, 'spans', spanRows(events));
+    const rows = new RowBinaryWriter();
+    for (const { record, offset } of events) writeSpanRows(record, offset, rows);
+    await insertRowBinary(clickhouse, 'spans', spanColumns, rows.bytes());
   }
 
   async function remove(traces: { orgId: string; traceId: string }[]): Promise<void> {
@@ -177,7 +120,7 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
     // span queryable up to 2.4 s after its answer (a partition's next batch is taken only once
     // the write holding its last is done); two, up to 1.3 s, inside the 2 s issue 10 allows.
     gather: { maxMessages: 20_000, maxWaitMs: 250, minIntervalMs: 500 },
-    fromWire: spanEventFromWire,
+    from: { value: spanRecordOf },
     async project(batch) {
       for (const step of spanWriteSteps(batch)) {
         if (step.type === 'insert') await insert(step.events);

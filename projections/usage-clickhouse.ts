@@ -16,7 +16,7 @@ export function usageClickHouseProjection(clickhouse: ClickHouseClient): Project
     // Few large inserts: a quarter of a second lets every partition's batch join one insert, and
     // at most one insert a second (the list is read by people, not by the next request).
     gather: { maxMessages: 20_000, maxWaitMs: 250, minIntervalMs: 1000 },
-    fromWire: usageFromWire,
+    from: { wire: usageFromWire },
     async project(batch) {
       await insertRows(
         clickhouse,

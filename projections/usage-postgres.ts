@@ -58,7 +58,7 @@ export function usagePostgresProjection(
     // the partitions' batches are one transaction at most a second (about 500 events), 1 %. The
     // rollup is read by the posting job every few minutes, reconciliation and people.
     gather: { maxMessages: 10_000, maxWaitMs: 250, minIntervalMs: 1000 },
-    fromWire: usageFromWire,
+    from: { wire: usageFromWire },
     project: (batch, consumingGroup) =>
       projectBatchOnce(pool, consumingGroup, batch, (client, events) => {
         const requests = firstOfEachRequest(events);

@@ -6,7 +6,8 @@ migration and query runs on ClickHouse 26 exactly as the platform sends it to 18
 text, the same settings in the URL, the same gzip-compressed inserts.
 
 Only what the platform's client uses is served: `GET /ping`, and `POST /` with the query in the body
-(or in `?query=`, the body then being its data, as inserts send it), `database`, `query_id`,
+(or in `?query=`, the body then being its data, as inserts send it: chDB reads that data from a
+file, `FROM INFILE`, so binary formats such as RowBinary arrive as sent), `database`, `query_id`,
 `default_format` and settings in the URL. Query parameters (`param_*`) and sessions are refused:
 18.16 has no query parameters, and the platform uses no sessions. One chDB session serves every
 request, one at a time.
@@ -21,6 +22,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,6 +40,7 @@ HTTP_PARAMETERS = {"query", "query_id", "database", "default_format", "wait_end_
 REFUSED_PARAMETERS = {"session_id", "session_timeout", "session_check", "role"}
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CODE = re.compile(r"Code: (\d+)\.")
+INSERT_FORMAT = re.compile(r"^(.*\S)\s+FORMAT\s+(\w+)\s*$", re.DOTALL | re.IGNORECASE)
 
 session = Session()
 lock = threading.Lock()
@@ -77,6 +80,18 @@ def run(query, database, settings, output_format):
         finally:
             for name in applied:
                 session.query(f"SET {name} = DEFAULT")
+
+
+def run_with_data(query, data, database, settings, output_format):
+    """An INSERT whose data is the request body, in whatever format it names: read from a file."""
+    match = INSERT_FORMAT.match(query)
+    if not match:
+        refuse("data in the body needs a query ending in FORMAT <name>")
+    with tempfile.NamedTemporaryFile(suffix=".data") as file:
+        file.write(data)
+        file.flush()
+        statement = f"{match.group(1)} FROM INFILE {quote(file.name)} FORMAT {match.group(2)}"
+        return run(statement, database, settings, output_format)
 
 
 def read_body(handler):
@@ -144,10 +159,12 @@ class Handler(BaseHTTPRequestHandler):
             database = parameters.get("database", "")
             if database and not NAME.match(database):
                 refuse(f"not a database name: {database}")
-            text = body.decode("utf-8")
-            query = parameters["query"] + "\n" + text if "query" in parameters else text
             output_format = parameters.get("default_format") or "TabSeparated"
-            result = run(query, database, settings, output_format)
+            if "query" in parameters and body:
+                result = run_with_data(parameters["query"], body, database, settings, output_format)
+            else:
+                query = parameters["query"] + "\n" + body.decode("utf-8") if "query" in parameters else body.decode("utf-8")
+                result = run(query, database, settings, output_format)
             summary = {
                 "read_rows": str(result.rows_read()),
                 "read_bytes": str(result.bytes_read()),

@@ -26,6 +26,7 @@ import { spansClickHouseProjection } from '../../../projections/spans-clickhouse
 import { usageClickHouseProjection } from '../../../projections/usage-clickhouse.ts';
 import type { BillingFilter } from '../../../stores/billing.ts';
 import { type ModernClickHouse, startModernClickHouse } from '../../harness/modern-clickhouse.ts';
+import { spanRecord } from '../../harness/span-records.ts';
 import {
   agentTrace,
   dayAt,
@@ -284,7 +285,10 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
       usageClickHouseProjection(clickhouse).project(delivered(usageEvents, 'orrery.usage.v1'), 'test'),
     );
     await writeOnBoth((clickhouse) =>
-      spansClickHouseProjection(clickhouse).project(delivered(spanEvents, 'orrery.spans.v1'), 'test'),
+      spansClickHouseProjection(clickhouse).project(
+        delivered(spanEvents.map(spanRecord), 'orrery.spans.v1'),
+        'test',
+      ),
     );
   });
 

@@ -6,6 +6,7 @@ import { compactSpanFacts } from '../../../jobs/span-facts-compaction.ts';
 import { identifier, sql } from '../../../platform/clickhouse.ts';
 import { spansClickHouseProjection } from '../../../projections/spans-clickhouse.ts';
 import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { spanRecord } from '../../harness/span-records.ts';
 import {
   agentTrace,
   dayAt,
@@ -38,7 +39,7 @@ async function project(events: SpanEvent[], offsets?: number[]) {
     partition: 0,
     offset: String(offsets?.[index] ?? offset++),
     key: null,
-    event,
+    event: spanRecord(event),
   }));
   await spansClickHouseProjection(platform.clickhouse).project(batch, 'test');
 }

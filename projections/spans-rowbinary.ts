@@ -1,0 +1,441 @@
+import protobuf from 'protobufjs';
+import { spanKinds } from '../domain/tracing/span.ts';
+import type { RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
+import { framedPayload } from '../platform/registry.ts';
+import { valueType } from '../schemas/events/index.ts';
+
+// The spans topic's events as the spans projection applies them (spans-clickhouse.ts): a
+// deletion as its trace, and received spans as the protobuf bytes they came in, transcoded into
+// the `spans` table's RowBinary rows without a JavaScript object or string per field. Decoding
+// each event into objects (protobufjs, then the domain mapping) and writing TabSeparated rows
+// took about 60 % of the consumers' CPU under load. The rows are those the domain mapping
+// (schemas/events/spans-mapping.ts) and its defaults give; test/int/traces/span-rows.int.test.ts
+// holds the two to each other through ClickHouse itself. Field numbers come from spans.proto.
+
+const eventType = valueType('spans');
+const typeOf = (name: string) => eventType.lookupType(name);
+const ids = <K extends string>(type: protobuf.Type, names: readonly K[]) =>
+  Object.fromEntries(names.map((name) => [name, type.fields[name]!.id])) as Record<K, number>;
+
+const event = ids(eventType, [
+  'eventId',
+  'orgId',
+  'traceId',
+  'spansReceived',
+  'traceDeleted',
+  'tracesReceived',
+]);
+const legacy = ids(typeOf('SpansReceived'), ['traceFirstReceivedAtMs', 'spans']);
+const traces = ids(typeOf('TracesReceived'), ['traces']);
+const trace = ids(typeOf('TraceSpans'), ['traceId', 'traceFirstReceivedAtMs', 'spans']);
+const span = ids(typeOf('Span'), [
+  'spanId',
+  'parentSpanId',
+  'name',
+  'kind',
+  'otelKind',
+  'startTimeUnixNano',
+  'endTimeUnixNano',
+  'statusCode',
+  'statusMessage',
+  'model',
+  'inputTokens',
+  'outputTokens',
+  'input',
+  'output',
+  'inputTruncated',
+  'outputTruncated',
+  'sessionId',
+  'userId',
+  'serviceName',
+  'environment',
+  'attributesJson',
+  'eventsJson',
+  'linksJson',
+  'resourceAttributesJson',
+  'scopeName',
+  'scopeVersion',
+  'redactedCount',
+  'sizeBytes',
+]);
+
+/** A span event as the projection applies it; received spans stay the bytes they came in. */
+export type SpanRecord =
+  | { type: 'TraceDeleted'; orgId: string; traceId: string }
+  | {
+      type: 'SpansReceived';
+      eventId: string;
+      orgId: string;
+      payload: Buffer;
+      /** Where its SpansReceived or TracesReceived is in the payload. */
+      body: { start: number; end: number; legacyTraceId?: string };
+    };
+
+const wireType = { varint: 0, fixed64: 1, delimited: 2 } as const;
+
+/** The fields of one message in [start, end): calls `field` with each one's number and wire type. */
+function eachField(
+  r: protobuf.Reader,
+  start: number,
+  end: number,
+  field: (id: number, type: number) => void,
+): void {
+  r.pos = start;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const before = r.pos;
+    field(tag >>> 3, tag & 7);
+    // A field the callback did not read is skipped.
+    if (r.pos === before) r.skipType(tag & 7);
+  }
+  if (r.pos !== end) throw new Error('a field runs past its message');
+}
+
+/** A length-delimited field's bytes, as [start, end), the reader moved past them. */
+function delimited(r: protobuf.Reader): [number, number] {
+  const length = r.uint32();
+  const start = r.pos;
+  r.pos += length;
+  return [start, start + length];
+}
+
+/** A varint's low and high 32 bits (protobufjs reads it as a long.js Long, or a number without long.js). */
+function uint64Parts(r: protobuf.Reader): [number, number] {
+  const value = r.uint64() as unknown as number | { low: number; high: number };
+  if (typeof value === 'number') return [value >>> 0, Math.floor(value / 2 ** 32)];
+  return [value.low >>> 0, value.high >>> 0];
+}
+
+const utf8 = new TextDecoder();
+const text = (bytes: Uint8Array, [start, end]: [number, number]) => utf8.decode(bytes.subarray(start, end));
+
+/**
+ * A framed span event's envelope; undefined for one the projection cannot apply (no event or org
+ * id, no trace id where one is needed: spanEventFromWire refuses the same), which goes to the
+ * dead-letter topic. Throws on bytes that are not a span event.
+ */
+export function spanRecordOf(value: Buffer): SpanRecord | undefined {
+  const payload = value.subarray(framedPayload(value));
+  const r = protobuf.Reader.create(payload);
+  let eventId = '';
+  let orgId = '';
+  let traceId = '';
+  let kind: 'deleted' | 'legacy' | 'traces' | undefined;
+  let body: [number, number] = [0, 0];
+  eachField(r, 0, payload.length, (id, type) => {
+    if (type !== wireType.delimited) return;
+    if (id === event.eventId) eventId = text(payload, delimited(r));
+    else if (id === event.orgId) orgId = text(payload, delimited(r));
+    else if (id === event.traceId) traceId = text(payload, delimited(r));
+    else if (id === event.traceDeleted) [kind, body] = ['deleted', delimited(r)];
+    else if (id === event.spansReceived) [kind, body] = ['legacy', delimited(r)];
+    else if (id === event.tracesReceived) [kind, body] = ['traces', delimited(r)];
+  });
+  if (!eventId || !orgId || !kind) return undefined;
+  if (kind === 'deleted') return traceId ? { type: 'TraceDeleted', orgId, traceId } : undefined;
+  if (kind === 'legacy' && !traceId) return undefined;
+  if (kind === 'traces' && !everyTraceHasAnId(r, body)) return undefined;
+  const [start, end] = body;
+  return {
+    type: 'SpansReceived',
+    eventId,
+    orgId,
+    payload,
+    body: kind === 'legacy' ? { start, end, legacyTraceId: traceId } : { start, end },
+  };
+}
+
+function everyTraceHasAnId(r: protobuf.Reader, [start, end]: [number, number]): boolean {
+  const traceBodies: [number, number][] = [];
+  eachField(r, start, end, (id, type) => {
+    if (id === traces.traces && type === wireType.delimited) traceBodies.push(delimited(r));
+  });
+  return traceBodies.every(([from, to]) => {
+    let hasId = false;
+    eachField(r, from, to, (id, type) => {
+      if (id !== trace.traceId || type !== wireType.delimited) return;
+      const [idStart, idEnd] = delimited(r);
+      hasId = idEnd > idStart;
+    });
+    return hasId;
+  });
+}
+
+/** The `spans` table's columns, in the order `writeSpanRows` writes each row's values. */
+export const spanColumns = [
+  'org_id',
+  'trace_id',
+  'span_id',
+  'trace_first_received_at',
+  'parent_span_id',
+  'name',
+  'kind',
+  'otel_kind',
+  'start_time_unix_nano',
+  'end_time_unix_nano',
+  'status_code',
+  'status_message',
+  'model',
+  'input_tokens',
+  'output_tokens',
+  'session_id',
+  'user_id',
+  'service_name',
+  'environment',
+  'input',
+  'output',
+  'input_truncated',
+  'output_truncated',
+  'redacted_count',
+  'attributes',
+  'events',
+  'links',
+  'resource_attributes',
+  'scope_name',
+  'scope_version',
+  'size_bytes',
+  'event_id',
+  'received_offset',
+  'received_index',
+] as const;
+
+/** The kind column's Enum8 values (0002_spans.sql), in spanKinds' order, and each kind's bytes. */
+const kindBytes = spanKinds.map((kind) => Buffer.from(kind));
+const spanKindCode = spanKinds.indexOf('span') + 1;
+
+/** The Enum8 value of the kind whose UTF-8 bytes are there; `span` for any other (as spanFromWire). */
+function kindCode(bytes: Buffer, start: number, end: number): number {
+  for (let index = 0; index < kindBytes.length; index += 1) {
+    const kind = kindBytes[index]!;
+    if (kind.length === end - start && bytes.compare(kind, 0, kind.length, start, end) === 0)
+      return index + 1;
+  }
+  return spanKindCode;
+}
+
+/** The Span fields read as 64 bits (int64, fixed64); the other varints are 32 bits or booleans. */
+const longFields = new Uint8Array(64);
+for (const field of typeOf('Span').fieldsArray)
+  if (field.id < 64 && /64$/.test(field.type)) longFields[field.id] = 1;
+
+/**
+ * One span's fields as read: where each text is, each number (low and high 32 bits), and which
+ * fields were there. Read without an allocation per field: this runs for every span consumed.
+ */
+class SpanFields {
+  readonly starts = new Int32Array(64);
+  readonly ends = new Int32Array(64);
+  readonly lows = new Uint32Array(64);
+  readonly highs = new Uint32Array(64);
+  /** The span a field was last read for: a field is present when it equals `current`. */
+  readonly seen = new Uint32Array(64);
+  current = 0;
+
+  read(r: protobuf.Reader, start: number, end: number): void {
+    this.current += 1;
+    r.pos = start;
+    while (r.pos < end) {
+      const tag = r.uint32();
+      const id = tag >>> 3;
+      const type = tag & 7;
+      if (id >= 64) {
+        r.skipType(type);
+        continue;
+      }
+      if (type === wireType.delimited) {
+        const length = r.uint32();
+        this.starts[id] = r.pos;
+        this.ends[id] = r.pos + length;
+        r.pos += length;
+      } else if (type === wireType.fixed64) {
+        this.lows[id] = r.fixed32();
+        this.highs[id] = r.fixed32();
+      } else if (type === wireType.varint && longFields[id]) this.varint64(r, id);
+      else if (type === wireType.varint) {
+        this.lows[id] = r.uint32();
+        this.highs[id] = 0;
+      } else {
+        r.skipType(type);
+        continue;
+      }
+      this.seen[id] = this.current;
+    }
+    if (r.pos !== end) throw new Error('a field runs past its message');
+  }
+
+  /** A 64-bit varint into the field's low and high 32 bits, without making a Long. */
+  private varint64(r: protobuf.Reader, id: number): void {
+    const bytes = r.buf;
+    let low = 0;
+    let high = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (r.pos >= r.len || shift > 63) throw new Error('a varint runs past its message');
+      const byte = bytes[r.pos++]!;
+      if (shift < 28) low |= (byte & 0x7f) << shift;
+      else if (shift === 28) {
+        low |= (byte & 0x0f) << 28;
+        high |= (byte & 0x7f) >>> 4;
+      } else high |= (byte & 0x7f) << (shift - 32);
+      if (byte < 0x80) break;
+    }
+    this.lows[id] = low >>> 0;
+    this.highs[id] = high >>> 0;
+  }
+
+  has(id: number): boolean {
+    return this.seen[id] === this.current;
+  }
+
+  /** A number field; 0 when absent. */
+  number(id: number): number {
+    return this.has(id) ? this.lows[id]! : 0;
+  }
+}
+
+/** What every row of one event shares. */
+interface EventRow {
+  orgId: string;
+  eventId: string;
+  /** The offset's low and high 32 bits. */
+  offset: [number, number];
+}
+
+/**
+ * Appends the rows of a SpansReceived's spans, numbered in the order sent across its traces (with
+ * the offset, the order the trace's spans came in); returns how many.
+ */
+export function writeSpanRows(
+  record: Extract<SpanRecord, { type: 'SpansReceived' }>,
+  offset: string,
+  out: RowBinaryWriter,
+): number {
+  const { payload, body } = record;
+  const r = protobuf.Reader.create(payload);
+  const at = BigInt(offset);
+  const shared: EventRow = {
+    orgId: record.orgId,
+    eventId: record.eventId,
+    offset: [Number(at & 0xffffffffn), Number(at >> 32n)],
+  };
+  const fields = new SpanFields();
+  let index = 0;
+  const writeTrace = (traceId: string, firstReceivedMs: number, spans: [number, number][]) => {
+    const firstReceived = Math.floor(firstReceivedMs / 1000);
+    for (const [start, end] of spans) {
+      fields.read(r, start, end);
+      writeSpanRow(out, shared, traceId, firstReceived, payload, fields, index++);
+    }
+  };
+  if (body.legacyTraceId !== undefined) {
+    const { firstReceivedMs, spans } = traceBody(r, body.start, body.end, legacy);
+    writeTrace(body.legacyTraceId, firstReceivedMs, spans);
+    return index;
+  }
+  const bodies: [number, number][] = [];
+  eachField(r, body.start, body.end, (id, type) => {
+    if (id === traces.traces && type === wireType.delimited) bodies.push(delimited(r));
+  });
+  for (const [start, end] of bodies) {
+    const { traceId, firstReceivedMs, spans } = traceBody(r, start, end, trace);
+    writeTrace(traceId, firstReceivedMs, spans);
+  }
+  return index;
+}
+
+/** A trace's id, first-received time and its spans' places, from a TraceSpans or a legacy SpansReceived. */
+function traceBody(
+  r: protobuf.Reader,
+  start: number,
+  end: number,
+  fieldIds: { traceId?: number; traceFirstReceivedAtMs: number; spans: number },
+): { traceId: string; firstReceivedMs: number; spans: [number, number][] } {
+  let idAt: [number, number] = [0, 0];
+  let firstReceivedMs = 0;
+  const spans: [number, number][] = [];
+  const bytes = r.buf;
+  eachField(r, start, end, (id, type) => {
+    if (id === fieldIds.traceId && type === wireType.delimited) idAt = delimited(r);
+    else if (id === fieldIds.spans && type === wireType.delimited) spans.push(delimited(r));
+    else if (id === fieldIds.traceFirstReceivedAtMs && type === wireType.varint) {
+      const [low, high] = uint64Parts(r);
+      firstReceivedMs = high * 2 ** 32 + low;
+    }
+  });
+  return { traceId: text(bytes, idAt), firstReceivedMs, spans };
+}
+
+/** A text column: the field's bytes, or `absent` when the field is not there or empty. */
+function textColumn(out: RowBinaryWriter, bytes: Buffer, fields: SpanFields, id: number, absent = ''): void {
+  if (fields.has(id) && fields.ends[id]! > fields.starts[id]!)
+    out.stringBytes(bytes, fields.starts[id]!, fields.ends[id]!);
+  else out.string(absent);
+}
+
+/** A Nullable(String) column: NULL when the field is not there (proto3 `optional`). */
+function optionalTextColumn(out: RowBinaryWriter, bytes: Buffer, fields: SpanFields, id: number): void {
+  out.nullMarker(!fields.has(id));
+  if (fields.has(id)) out.stringBytes(bytes, fields.starts[id]!, fields.ends[id]!);
+}
+
+/** A Nullable(UInt64) column from an `optional int64`. */
+function optionalCountColumn(out: RowBinaryWriter, fields: SpanFields, id: number): void {
+  out.nullMarker(!fields.has(id));
+  if (fields.has(id)) out.uint64(fields.lows[id]!, fields.highs[id]!);
+}
+
+/** A UInt64 column from a fixed64 or int64 field; 0 when absent. */
+function uint64Column(out: RowBinaryWriter, fields: SpanFields, id: number): void {
+  if (fields.has(id)) out.uint64(fields.lows[id]!, fields.highs[id]!);
+  else out.uint64(0, 0);
+}
+
+/** One row, its values in `spanColumns`' order, with the defaults spanFromWire gives. */
+function writeSpanRow(
+  out: RowBinaryWriter,
+  shared: EventRow,
+  traceId: string,
+  firstReceived: number,
+  bytes: Buffer,
+  fields: SpanFields,
+  index: number,
+): void {
+  out.string(shared.orgId);
+  out.string(traceId);
+  textColumn(out, bytes, fields, span.spanId);
+  out.uint32(firstReceived);
+  textColumn(out, bytes, fields, span.parentSpanId);
+  textColumn(out, bytes, fields, span.name);
+  out.uint8(
+    fields.has(span.kind)
+      ? kindCode(bytes, fields.starts[span.kind]!, fields.ends[span.kind]!)
+      : spanKindCode,
+  );
+  out.uint8(fields.number(span.otelKind));
+  uint64Column(out, fields, span.startTimeUnixNano);
+  uint64Column(out, fields, span.endTimeUnixNano);
+  const status = fields.number(span.statusCode);
+  out.uint8(status === 1 || status === 2 ? status : 0);
+  textColumn(out, bytes, fields, span.statusMessage);
+  optionalTextColumn(out, bytes, fields, span.model);
+  optionalCountColumn(out, fields, span.inputTokens);
+  optionalCountColumn(out, fields, span.outputTokens);
+  optionalTextColumn(out, bytes, fields, span.sessionId);
+  optionalTextColumn(out, bytes, fields, span.userId);
+  optionalTextColumn(out, bytes, fields, span.serviceName);
+  optionalTextColumn(out, bytes, fields, span.environment);
+  optionalTextColumn(out, bytes, fields, span.input);
+  optionalTextColumn(out, bytes, fields, span.output);
+  out.uint8(fields.number(span.inputTruncated) === 0 ? 0 : 1);
+  out.uint8(fields.number(span.outputTruncated) === 0 ? 0 : 1);
+  out.uint32(fields.number(span.redactedCount));
+  textColumn(out, bytes, fields, span.attributesJson, '{}');
+  textColumn(out, bytes, fields, span.eventsJson, '[]');
+  textColumn(out, bytes, fields, span.linksJson, '[]');
+  textColumn(out, bytes, fields, span.resourceAttributesJson, '{}');
+  textColumn(out, bytes, fields, span.scopeName);
+  textColumn(out, bytes, fields, span.scopeVersion);
+  uint64Column(out, fields, span.sizeBytes);
+  out.string(shared.eventId);
+  out.uint64(shared.offset[0], shared.offset[1]);
+  out.uint32(index);
+}
