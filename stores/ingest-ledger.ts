@@ -46,18 +46,22 @@ export async function readLedger(
   request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
 ): Promise<TraceFacts> {
   // Only valid ids can be stored (admission refuses the rest), and only they convert to the
-  // ledger's uuid and bigint keys.
-  const requestTraces = [...new Set(request.traceIds.filter((traceId) => validTraceId.test(traceId)))].join(
-    ',',
-  );
+  // ledger's uuid and bigint keys. Each trace id is tested once: a request holds several spans a trace.
+  const validTraces = new Map<string, boolean>();
   const traceIds: string[] = [];
   const spanIds: string[] = [];
   request.traceIds.forEach((traceId, index) => {
+    let valid = validTraces.get(traceId);
+    if (valid === undefined) {
+      valid = validTraceId.test(traceId);
+      validTraces.set(traceId, valid);
+    }
     const spanId = request.spanIds[index]!;
-    if (!validTraceId.test(traceId) || !validSpanId.test(spanId)) return;
+    if (!valid || !validSpanId.test(spanId)) return;
     traceIds.push(traceId);
     spanIds.push(spanId);
   });
+  const requestTraces = [...validTraces].flatMap(([traceId, valid]) => (valid ? [traceId] : [])).join(',');
   const result = await pool.query<{
     traces: [string, number, string][];
     stored: string[];

@@ -20,8 +20,6 @@ export const maxValueDepth = protobuf.util.recursionLimit;
 export const spanKinds: readonly OtlpSpanKind[] = [0, 1, 2, 3, 4, 5];
 export const statusCodes: readonly OtlpStatus['code'][] = [0, 1, 2];
 
-export const hexByte = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-
 /** Each message at its proto3 defaults, fields in the interfaces' order (one object shape each). */
 export const empty = {
   resourceSpans: (): OtlpResourceSpans => ({ resource: empty.resource(), schemaUrl: '', scopeSpans: [] }),

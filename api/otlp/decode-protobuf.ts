@@ -13,7 +13,7 @@ import type {
   OtlpStatus,
   OtlpTraceRequest,
 } from '../../domain/tracing/otlp.ts';
-import { empty, hexByte, maxValueDepth, spanKinds, statusCodes } from './decode-common.ts';
+import { empty, maxValueDepth, spanKinds, statusCodes } from './decode-common.ts';
 import { OtlpError } from './errors.ts';
 
 type Reader = protobuf.Reader;
@@ -223,14 +223,16 @@ function text(r: Reader): string {
   return value;
 }
 
-/** Id bytes as lowercase hex, whatever their length (admission refuses wrong lengths, not parsing). */
+/**
+ * Id bytes as lowercase hex, whatever their length (admission refuses wrong lengths, not parsing).
+ * Node's own hex is a flat string: one built by concatenation is a rope that every later regex
+ * test and map lookup of the id flattens first.
+ */
 function hexId(r: Reader): string {
   const end = delimited(r);
-  const buf = r.buf;
-  let hex = '';
-  for (let i = r.pos; i < end; i++) hex += hexByte[buf[i]!]!;
+  const value = (r.buf as Buffer).toString('hex', r.pos, end);
   r.pos = end;
-  return hex;
+  return value;
 }
 
 /** A copy, so that a kept value does not hold the whole request body in memory. */
