@@ -18,8 +18,6 @@ const thisProcess = `api-${randomUUID()}`;
 export interface Lease {
   readonly orgId: string;
   readonly holder: string;
-  /** The number of the last group recorded under the org's lease, by any holder, when taken. */
-  readonly recordedSeq: number;
   /**
    * Until when (performance.now) the lease surely lasts: its time to live from when the statement
    * that last took or renewed it was sent. Postgres's clock, not this one, decides; this only tells
@@ -63,7 +61,7 @@ export class AdmissionLeases {
     const started = Date.now();
     for (let attempt = 0; ; attempt += 1) {
       const sent = performance.now();
-      const taken = await this.pool.query<{ taken: boolean; recorded_seq: string }>({
+      const taken = await this.pool.query<{ taken: boolean }>({
         // Prepared by name, as the ledger's statements are (ingest-ledger.ts).
         name: 'admission-lease-acquire',
         text: `INSERT INTO admission_leases AS l (org_id, holder, expires_at)
@@ -72,17 +70,10 @@ export class AdmissionLeases {
            holder = CASE WHEN ${free} THEN EXCLUDED.holder ELSE l.holder END,
            expires_at = CASE WHEN ${free} THEN EXCLUDED.expires_at ELSE l.expires_at END,
            wanted_at = CASE WHEN ${free} THEN NULL ELSE now() END
-         RETURNING l.holder = $2 AS taken, l.recorded_seq`,
+         RETURNING l.holder = $2 AS taken`,
         values: [orgId, this.holder, this.ttlMs],
       });
-      const row = taken.rows[0];
-      if (row?.taken)
-        return {
-          orgId,
-          holder: this.holder,
-          recordedSeq: Number(row.recorded_seq),
-          validUntil: sent + this.ttlMs,
-        };
+      if (taken.rows[0]?.taken) return { orgId, holder: this.holder, validUntil: sent + this.ttlMs };
       const waited = Date.now() - started;
       if (waited >= waitMs) throw new LeaseUnavailable(orgId, waited);
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt)));
@@ -102,17 +93,13 @@ export class AdmissionLeases {
 const free = '(l.holder = EXCLUDED.holder OR l.expires_at <= now())';
 
 /**
- * The SQL a recording statement starts with: a CTE `lease` that renews the lease for `ttlParam`
- * ms, stamps it with the group's number (`seqParam`, or the one it has), and yields a row, with
- * whether another process wants the lease, only if it was still held: the statement's writes
- * depend on that row. It locks the lease's row until the recording commits, so the recordings of
- * one org's groups commit in the order their statements ran.
+ * The SQL a recording statement starts with: a CTE `lease` that renews the lease for `ttl` ms and
+ * yields a row, with whether another process wants the lease, only if it was still held: the
+ * statement's writes depend on that row. It locks the lease's row until the recording commits.
  */
-export const renewLeaseCte = (p: { org: string; holder: string; ttl: string; seq?: string }) =>
+export const renewLeaseCte = (p: { org: string; holder: string; ttl: string }) =>
   `lease AS (
-     UPDATE admission_leases
-        SET expires_at = now() + make_interval(secs => ${p.ttl}::float8 / 1000),
-            recorded_seq = ${p.seq ? `${p.seq}::bigint` : 'recorded_seq'}
+     UPDATE admission_leases SET expires_at = now() + make_interval(secs => ${p.ttl}::float8 / 1000)
       WHERE org_id = ${p.org} AND holder = ${p.holder} AND expires_at > now()
       RETURNING wanted_at IS NOT NULL AS wanted
    )`;

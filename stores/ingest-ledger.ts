@@ -27,8 +27,6 @@ const traceHex = (key: string) => `replace(${key}::text, '-', '')`;
 export interface TraceFacts extends LedgerFacts {
   /** When each known trace's first span was received. */
   traceFirstReceived: ReadonlyMap<string, Date>;
-  /** The number of the last group recorded under the org's lease that this read sees. */
-  recordedSeq: number;
 }
 
 /**
@@ -67,7 +65,6 @@ export async function readLedger(
     stored: string[];
     deleted: string[];
     monthly: [number, number] | null;
-    recorded: string | null;
   }>({
     name: 'ingest-ledger-read',
     text: `WITH known AS (
@@ -90,8 +87,7 @@ export async function readLedger(
             SELECT trace_id FROM deleted_traces
              WHERE org_id = $1 AND trace_id = r.trace_id AND deleted_at > $6 LIMIT 1
           ) d) AS deleted,
-       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $7) AS monthly,
-       (SELECT recorded_seq FROM admission_leases WHERE org_id = $1) AS recorded`,
+       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $7) AS monthly`,
     values: [
       request.orgId,
       requestTraces,
@@ -110,7 +106,6 @@ export async function readLedger(
     deletedTraceIds: new Set(row.deleted),
     monthSpans: Number(row.monthly?.[0] ?? 0),
     monthBytes: Number(row.monthly?.[1] ?? 0),
-    recordedSeq: Number(row.recorded ?? 0),
   };
 }
 
@@ -121,31 +116,18 @@ export interface AcceptedRecord {
   traceIds: string[];
   spanIds: string[];
   bytes: number;
-  /** The group's number under the org's lease (org-admissions.ts), stamped on the lease. */
-  seq: number;
-}
-
-/** Where a group's recording stands among the org's groups under way (api/otlp/org-admissions.ts). */
-export interface RecordTurn {
-  /** Settles once the earlier group's statement has run: the groups lock the lease's row in order. */
-  statementAfter?: Promise<unknown>;
-  /** Resolves once the earlier groups' recordings committed; a rejection rolls this one back. */
-  commitAfter?: Promise<unknown>;
-  /** Called once this group's statement has run, or failed. */
-  statementRan?: () => void;
 }
 
 /**
  * Records a group's accepted spans in their traces' rows and the org's month, and renews the
  * lease, in one statement run while `deliver` has Kafka acknowledge them, in a transaction
- * committed only once it has and once the earlier groups' recordings committed: the ledger's write
- * costs the group no time of its own beyond the commit, and spans Kafka refused, or decided
- * against an earlier group that failed, are never recorded (the transaction is rolled back and the
- * error thrown). The statement waits for the earlier group's: run out of order, each would hold
- * the lease's row the other waits for. Throws LeaseLost, having written nothing, if the lease was
- * no longer held. Returns only once the delivery has settled, whatever failed, so nothing of the
- * group is still in flight when the caller gives the lease back; and whether another process
- * wants the lease.
+ * committed only once it has: the ledger's write costs the group no time of its own beyond the
+ * commit, and spans Kafka refused are never recorded (the transaction is rolled back and
+ * `deliver`'s error thrown). The statement and the publish start together, so the server writes
+ * while Kafka acknowledges. Throws LeaseLost, having written nothing, if the lease was no longer
+ * held. Returns only once the delivery has settled, whatever failed, so nothing of the group is
+ * still in flight when the caller gives the lease back; and whether another process wants the
+ * lease.
  */
 export async function recordAccepted(
   pool: PgPool,
@@ -153,54 +135,42 @@ export async function recordAccepted(
   ttlMs: number,
   accepted: AcceptedRecord,
   deliver: () => Promise<unknown>,
-  turn: RecordTurn = {},
 ): Promise<{ wanted: boolean }> {
   const delivered = deliver().then(
     () => undefined,
     (refusal: unknown) => ({ refusal }),
   );
-  let ran = false;
-  const statementRan = () => {
-    if (!ran) turn.statementRan?.();
-    ran = true;
-  };
   try {
-    await turn.statementAfter;
     const sent = performance.now();
     const wanted = await inTransaction(pool, async (client) => {
-      const result = await client
-        .query<{ held: boolean; wanted: boolean | null }>({
-          name: 'ingest-ledger-record',
-          text: recordStatement,
-          values: [
-            lease.orgId,
-            accepted.traceIds.join(','),
-            accepted.spanIds.join(','),
-            accepted.now,
-            accepted.month,
-            accepted.spanIds.length,
-            accepted.bytes,
-            lease.holder,
-            ttlMs,
-            accepted.seq,
-          ],
-        })
-        .finally(statementRan);
+      const result = await client.query<{ held: boolean; wanted: boolean | null }>({
+        name: 'ingest-ledger-record',
+        text: recordStatement,
+        values: [
+          lease.orgId,
+          accepted.traceIds.join(','),
+          accepted.spanIds.join(','),
+          accepted.now,
+          accepted.month,
+          accepted.spanIds.length,
+          accepted.bytes,
+          lease.holder,
+          ttlMs,
+        ],
+      });
       const refused = await delivered;
       if (refused) throw refused.refusal;
       if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-      await turn.commitAfter;
       return result.rows[0].wanted === true;
     });
     lease.validUntil = sent + ttlMs;
     return { wanted };
   } finally {
-    statementRan();
     await delivered;
   }
 }
 
-const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$9', seq: '$10' })}, traces AS (
+const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$9' })}, traces AS (
      INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
      SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList('$2')}::uuid[], ${idList('$3')}) AS x(t, s)
       WHERE EXISTS (SELECT 1 FROM lease)

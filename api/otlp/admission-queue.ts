@@ -21,13 +21,6 @@ type Task =
 const maxGroupSpans = 20_000;
 
 /**
- * Groups of one org between their forming and their recording at most: enough to keep Kafka and
- * Postgres busy with one group while the next is read and decided, few enough that requests
- * arriving meanwhile still gather into large groups.
- */
-const maxGroupsInFlight = 3;
-
-/**
  * How long an org's lease is kept once its work is done, so that a steady sender's next request
  * finds it held (a request's answer and the sender's next export are a few milliseconds apart);
  * another process wanting it meanwhile waits this long at most.
@@ -38,19 +31,17 @@ const defaultLeaseIdleMs = 100;
 interface OrgLine {
   tasks: Task[];
   admissions: OrgAdmissions;
-  deleting: boolean;
   idle?: NodeJS.Timeout;
   /** The lease being given back after an idle while: work waits for it, then takes the lease anew. */
   releasing?: Promise<void>;
 }
 
 /**
- * One org's admissions and deletions in this process, in arrival order, so each is decided
- * against everything admitted before it (the org's lease does the same across processes). Group
- * commit: span requests that arrive while earlier groups are under way wait and are then admitted
- * together, so throughput grows with load while each request is still decided exactly; a few
- * groups are under way at once (org-admissions.ts). A deletion waits for the groups before it and
- * runs alone.
+ * One org's admissions and deletions in this process, one at a time, in arrival order, so each is
+ * decided against the ledger its predecessors left (the org's lease does the same across
+ * processes). Group commit: span requests that arrive while the org's work is running wait and are
+ * then admitted together, so throughput grows with load while each request is still decided
+ * exactly. A deletion runs alone, between the groups before and after it.
  */
 export class AdmissionQueue {
   private readonly lines = new Map<string, OrgLine>();
@@ -88,67 +79,61 @@ export class AdmissionQueue {
     }
     let line = this.lines.get(orgId);
     if (!line) {
-      line = { tasks: [], admissions: new OrgAdmissions(this.deps, orgId), deleting: false };
+      line = { tasks: [], admissions: new OrgAdmissions(this.deps, orgId) };
       this.lines.set(orgId, line);
     }
     clearTimeout(line.idle);
     line.tasks.push(task);
     this.advance(orgId, line);
-    // One waiting for the org's groups under way is normalized meanwhile, on a later turn, so
-    // this request's answer is not delayed.
+    // One waiting for the org's running group is normalized meanwhile, on a later turn, so this
+    // request's answer is not delayed.
     if (task.kind === 'spans' && line.tasks.includes(task)) setImmediate(() => task.spans.prepare());
   }
 
-  /** Starts what the org's line allows now; called on arrival and whenever a group or deletion ends. */
+  /** Starts the org's next group or deletion, if none is running; called on arrival and when one ends. */
   private advance(orgId: string, line: OrgLine): void {
     const { admissions } = line;
-    if (line.releasing) return;
-    // Another process wants the lease: it is given back once the groups under way are recorded.
+    if (line.releasing || admissions.busy) return;
+    // Another process wants the lease: it is given back before the org's next work takes it again.
     if (admissions.yielding) {
-      if (admissions.running === 0 && !line.deleting)
-        void admissions.yieldLease().finally(() => this.advance(orgId, line));
+      void admissions.yieldLease().finally(() => this.advance(orgId, line));
       return;
     }
-    while (line.tasks.length > 0 && !line.deleting) {
-      const head = line.tasks[0]!;
-      if (head.kind === 'deletion') {
-        if (admissions.running > 0) return;
-        line.tasks.shift();
-        line.deleting = true;
-        admissions
-          .deleteTrace(head.traceId)
-          .then(head.resolve, head.reject)
-          .finally(() => {
-            line.deleting = false;
-            this.advance(orgId, line);
-          });
-        return;
-      }
-      if (admissions.running >= maxGroupsInFlight) return;
-      const group = takeGroup(line.tasks);
-      admissions
-        .admit(group.map((task) => task.spans))
-        .then(
-          (verdicts) =>
-            group.forEach((task, index) => {
-              const verdict = verdicts[index]!;
-              if (verdict instanceof Error) task.reject(verdict);
-              else task.resolve(verdict);
-            }),
-          (error: unknown) => {
-            for (const task of group) task.reject(error);
-          },
-        )
-        .finally(() => this.advance(orgId, line));
+    const head = line.tasks[0];
+    if (!head) {
+      this.idle(orgId, line);
+      return;
     }
-    if (line.tasks.length === 0 && admissions.running === 0 && !line.deleting) this.idle(orgId, line);
+    if (head.kind === 'deletion') {
+      line.tasks.shift();
+      admissions
+        .deleteTrace(head.traceId)
+        .then(head.resolve, head.reject)
+        .finally(() => this.advance(orgId, line));
+      return;
+    }
+    const group = takeGroup(line.tasks);
+    admissions
+      .admit(group.map((task) => task.spans))
+      .then(
+        (verdicts) =>
+          group.forEach((task, index) => {
+            const verdict = verdicts[index]!;
+            if (verdict instanceof Error) task.reject(verdict);
+            else task.resolve(verdict);
+          }),
+        (error: unknown) => {
+          for (const task of group) task.reject(error);
+        },
+      )
+      .finally(() => this.advance(orgId, line));
   }
 
   /** The org's work is done: its lease is given back after a while unless more work comes. */
   private idle(orgId: string, line: OrgLine): void {
     clearTimeout(line.idle);
     line.idle = setTimeout(() => {
-      if (line.tasks.length > 0 || line.admissions.running > 0 || line.deleting) return;
+      if (line.tasks.length > 0 || line.admissions.busy) return;
       line.releasing = line.admissions.releaseLease().finally(() => {
         line.releasing = undefined;
         if (line.tasks.length > 0) this.advance(orgId, line);

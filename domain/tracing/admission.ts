@@ -103,10 +103,7 @@ const inRange = (t: bigint): boolean => t >= 0n && t <= lastNanosecond;
 const hasGoodTimes = (s: CandidateSpan): boolean =>
   inRange(s.startTimeUnixNano) && inRange(s.endTimeUnixNano);
 
-/**
- * What is taken on top of the ledger's facts: by the requests decided before in the same group,
- * by earlier groups not yet recorded, and by the request so far.
- */
+/** What is taken on top of the ledger's facts: by the requests decided before in the same group, and by the request so far. */
 interface Taken {
   keys: Set<string>;
   perTrace: Map<string, number>;
@@ -181,27 +178,19 @@ export function decideAdmission(request: {
   return decideAdmissions({ ...request, requests: [request.spans] })[0]!;
 }
 
-/** Spans accepted before, not yet in the ledger; counted in the month only if accepted in the ledger's month. */
-export interface EarlierAccepted {
-  spans: readonly CandidateSpan[];
-  inMonth: boolean;
-}
-
 /**
  * Decides the requests of one group in arrival order (requests of one org are admitted together):
- * each against the ledger, the spans of earlier groups accepted but not yet recorded in it, and
- * the spans the requests before it accepted, as if each had been recorded before the next came.
+ * each against the ledger and the spans the requests before it accepted, as if each had been
+ * recorded before the next came.
  */
 export function decideAdmissions(group: {
   requests: readonly (readonly CandidateSpan[])[];
   ledger: LedgerFacts;
   now: Date;
   limits?: AdmissionLimits;
-  earlier?: readonly EarlierAccepted[];
 }): Admission[] {
   const { ledger, now, limits = specLimits } = group;
   const taken: Taken = { keys: new Set(), perTrace: new Map(), spans: 0, bytes: 0, dataFull: false };
-  for (const { spans, inMonth } of group.earlier ?? []) for (const span of spans) take(taken, span, inMonth);
   return group.requests.map((spans) => {
     const before = { spans: taken.spans, bytes: taken.bytes };
     taken.dataFull = false;
@@ -210,7 +199,7 @@ export function decideAdmissions(group: {
       const key = keyOf(span);
       const verdict =
         checks.find((check) => check.applies(span, key, ledger, taken, limits))?.verdict ?? 'accepted';
-      if (verdict === 'accepted') take(taken, span, true, key);
+      if (verdict === 'accepted') take(taken, span, key);
       else if (verdict !== 'duplicate') {
         refusals[verdict] = (refusals[verdict] ?? 0) + 1;
         if (verdict === 'monthly_data') taken.dataFull = true;
@@ -229,11 +218,10 @@ export function decideAdmissions(group: {
   });
 }
 
-/** Counts a span as stored in its trace and, if `inMonth`, in the month. */
-function take(taken: Taken, span: CandidateSpan, inMonth: boolean, key = keyOf(span)): void {
+/** Counts an accepted span as stored, in its trace and in the month. */
+function take(taken: Taken, span: CandidateSpan, key: string): void {
   taken.keys.add(key);
   taken.perTrace.set(span.traceId, (taken.perTrace.get(span.traceId) ?? 0) + 1);
-  if (!inMonth) return;
   taken.spans += 1;
   taken.bytes += span.sizeBytes;
 }

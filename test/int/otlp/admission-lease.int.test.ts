@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
 import { AdmissionLeases, LeaseLost, LeaseUnavailable } from '../../../stores/admission-lease.ts';
-import { readLedger, recordAccepted } from '../../../stores/ingest-ledger.ts';
+import { recordAccepted } from '../../../stores/ingest-ledger.ts';
 
 // The org's admission lease between API processes (two holders here stand for two processes):
 // one admits at a time; a recording renews the lease and says whether another holder wants it; a
 // lease given back or expired passes on, and a holder that lost its lease records nothing. A
-// record is committed only once Kafka acknowledged the spans, and after the record before it.
+// record is committed only once Kafka acknowledged the spans.
 
 let pool: PgPool;
 beforeAll(() => {
@@ -17,13 +17,12 @@ afterAll(() => pool.end());
 
 const ttlMs = 30_000;
 const newTraceId = () => randomUUID().replace(/-/g, '');
-const accepted = (traceId: string, seq = 1) => ({
+const accepted = (traceId: string) => ({
   month: '2026-11-01',
   now: new Date(),
   traceIds: [traceId],
   spanIds: ['00f067aa0ba902b7'],
   bytes: 100,
-  seq,
 });
 
 /** Kafka's acknowledgement of the recorded spans, here already given. */
@@ -59,14 +58,12 @@ it('lets one holder at a time admit an org; a recording keeps the lease and tell
   await expect(other!.acquire(orgId, 300)).rejects.toBeInstanceOf(LeaseUnavailable);
   // Another org is not held up.
   await other!.release(await other!.acquire(`${orgId}-elsewhere`, 0));
-  const renewed = await recordAccepted(pool, held, ttlMs, accepted(newTraceId(), 2), delivered);
+  const renewed = await recordAccepted(pool, held, ttlMs, accepted(newTraceId()), delivered);
   expect(renewed.wanted).toBe(true);
   expect(await spansOf(orgId)).toBe(2);
-  // Given back, the lease passes on at once, with the number of the last group recorded.
+  // Given back, the lease passes on at once.
   await one!.release(held);
-  const taken = await other!.acquire(orgId, 0);
-  expect(taken.recordedSeq).toBe(2);
-  await other!.release(taken);
+  await other!.release(await other!.acquire(orgId, 0));
 });
 
 it('passes an expired lease on, and its old holder then records nothing', async () => {
@@ -117,36 +114,4 @@ it('records nothing, and keeps the lease, when Kafka refused the spans', async (
   await expect(other!.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
   await one!.release(held);
   await other!.release(await other!.acquire(orgId, 0));
-});
-
-it('commits a record after the one before it, and rolls it back if that one failed', async () => {
-  const orgId = `org_lease_${randomUUID()}`;
-  const [one] = holders();
-  const held = await one!.acquire(orgId, 0);
-  const read = () =>
-    readLedger(pool, {
-      orgId,
-      traceIds: [],
-      spanIds: [],
-      month: '2026-11-01',
-      deletedSince: new Date(0),
-    });
-  const earlier = Promise.withResolvers<void>();
-  const later = recordAccepted(pool, held, ttlMs, accepted(newTraceId(), 1), delivered, {
-    commitAfter: earlier.promise,
-  });
-  // Acknowledged by Kafka, it waits for the earlier group with its transaction open.
-  await expect.poll(() => leaseRowLocked(orgId)).toBe(true);
-  expect((await read()).recordedSeq).toBe(0);
-  earlier.reject(new Error('the earlier group failed'));
-  await expect(later).rejects.toThrow('the earlier group failed');
-  expect(await spansOf(orgId)).toBe(0);
-  expect((await read()).recordedSeq).toBe(0);
-  // A record whose earlier one was recorded commits, and the ledger's reads see its number.
-  await recordAccepted(pool, held, ttlMs, accepted(newTraceId(), 2), delivered, {
-    commitAfter: Promise.resolve(),
-  });
-  expect(await spansOf(orgId)).toBe(1);
-  expect((await read()).recordedSeq).toBe(2);
-  await one!.release(held);
 });
