@@ -1,7 +1,10 @@
 // Load generator for the OTLP endpoint (issue #3): realistic LLM traces, protobuf, gzip, batches
 // of 512, sent by a few concurrent exporters for a fixed time. Prints spans/s accepted, request
 // latency p50/p99, and how long until spans are queryable in ClickHouse.
-//   npx tsx bench/ingest.ts [--seconds 20] [--concurrency 4] [--batch 512] [--url http://127.0.0.1:8080]
+//   npx tsx bench/ingest.ts [--seconds 20] [--concurrency 4] [--batch 512] [--orgs 1]
+//     [--url http://127.0.0.1:8080]
+// An org keeps at most 1,000,000 spans a month (001, Limits): a run past that at one org is
+// refused from then on, so a long run spreads its exporters over --orgs orgs, round robin.
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { createApiKey, createOrg, enableTracing } from '../api/admin/commands.ts';
@@ -19,6 +22,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '4' },
     batch: { type: 'string', default: '512' },
+    orgs: { type: 'string', default: '1' },
     // A platform already running (to profile it, say); by default the bench starts its own.
     url: { type: 'string' },
   },
@@ -26,6 +30,11 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const batchSize = Number(values.batch);
+const orgCount = Number(values.orgs);
+if (!(Number.isInteger(orgCount) && orgCount >= 1 && orgCount <= concurrency))
+  throw new Error('use --orgs N with 1 <= N <= --concurrency');
+/** How long the sampler waits for a trace to be queryable before it reports it as missing. */
+const visibilityTimeoutMs = 30_000;
 
 function batches(count: number): { body: Buffer; lastTraceId: string }[] {
   const made: { body: Buffer; lastTraceId: string }[] = [];
@@ -45,9 +54,14 @@ const pool = createPgPool(2);
 const producer = await createEventProducer('orrery-bench');
 const clickhouse = createClickHouse();
 try {
-  const org = await createOrg({ pool, producer }, 'Bench Org');
-  await enableTracing({ pool, producer }, org.orgId);
-  const { key } = await createApiKey({ pool, producer }, org.orgId, ['traces:write']);
+  const orgs = await Promise.all(
+    Array.from({ length: orgCount }, async (_, index) => {
+      const org = await createOrg({ pool, producer }, `Bench Org ${index + 1}`);
+      await enableTracing({ pool, producer }, org.orgId);
+      const { key } = await createApiKey({ pool, producer }, org.orgId, ['traces:write']);
+      return { orgId: org.orgId, key };
+    }),
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
 
   // Enough distinct batches for the run at ~30,000 spans/s, made before the clock starts.
@@ -62,12 +76,15 @@ try {
   let accepted = 0;
   let rejected = 0;
   let failures = 0;
+  let missing = 0;
   let next = 0;
   const started = performance.now();
   const stopAt = started + seconds * 1000;
-  const acked: { traceId: string; at: number }[] = [];
+  /** Batches kept whole (nothing refused): the sampler asks ClickHouse for their last trace. */
+  const acked: { orgId: string; traceId: string; at: number }[] = [];
 
-  async function sender() {
+  async function sender(exporter: number) {
+    const { orgId, key } = orgs[exporter % orgs.length]!;
     while (performance.now() < stopAt && next < prepared.length) {
       const batch = prepared[next++]!;
       const sentAt = performance.now();
@@ -92,7 +109,7 @@ try {
       const refused = answer.partialSuccess?.rejectedSpans ?? 0;
       rejected += refused;
       accepted += batchSize - refused;
-      acked.push({ traceId: batch.lastTraceId, at: performance.now() });
+      if (refused === 0) acked.push({ orgId, traceId: batch.lastTraceId, at: performance.now() });
     }
   }
 
@@ -107,20 +124,26 @@ try {
       for (;;) {
         const result = await clickhouse.query({
           query:
-            sql`SELECT count() AS n FROM spans WHERE org_id = ${org.orgId} AND trace_id = ${sample.traceId}`
+            sql`SELECT count() AS n FROM spans WHERE org_id = ${sample.orgId} AND trace_id = ${sample.traceId}`
               .text,
           format: 'JSONEachRow',
         });
         const [row] = await result.json<{ n: string }>();
-        if (Number(row?.n) > 0) break;
+        if (Number(row?.n) > 0) {
+          visibility.push(performance.now() - sample.at);
+          break;
+        }
+        if (performance.now() - sample.at > visibilityTimeoutMs) {
+          missing += 1;
+          break;
+        }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      visibility.push(performance.now() - sample.at);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
 
-  await Promise.all([...Array.from({ length: concurrency }, sender), sampler()]);
+  await Promise.all([...Array.from({ length: concurrency }, (_, exporter) => sender(exporter)), sampler()]);
   const phasesAfter = await ingestPhases(platform.baseUrl);
   const elapsed = (performance.now() - started) / 1000;
   const sendSeconds = Math.min(elapsed, seconds);
@@ -128,7 +151,7 @@ try {
   visibility.sort((a, b) => a - b);
   console.log(machineLine());
   console.log(
-    `ingest: ${seconds} s, ${concurrency} concurrent exporters, batches of ${batchSize} spans (protobuf, gzip)`,
+    `ingest: ${seconds} s, ${concurrency} concurrent exporters to ${orgCount} org(s), batches of ${batchSize} spans (protobuf, gzip)`,
   );
   console.log(`  requests: ${latencies.length} (${failures} failed)`);
   console.log(
@@ -138,7 +161,7 @@ try {
     `  request latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
   );
   console.log(
-    `  queryable in ClickHouse after the answer: p50 ${percentile(visibility, 50).toFixed(0)} ms, max ${(visibility.at(-1) ?? Number.NaN).toFixed(0)} ms (${visibility.length} samples)`,
+    `  queryable in ClickHouse after the answer: p50 ${percentile(visibility, 50).toFixed(0)} ms, max ${(visibility.at(-1) ?? Number.NaN).toFixed(0)} ms (${visibility.length} samples${missing > 0 ? `; ${missing} NOT queryable within ${visibilityTimeoutMs / 1000} s` : ''})`,
   );
   console.log(`  ${phasesLine(phasesBefore, phasesAfter)}`);
 } finally {
