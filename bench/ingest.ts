@@ -1,6 +1,6 @@
 // Load generator for the OTLP endpoint (issue #3): realistic LLM traces, protobuf, gzip, batches
 // of 512, sent by a few concurrent exporters for a fixed time. Prints spans/s accepted, request
-// latency p50/p99, and how long until spans are queryable in ClickHouse.
+// latency p50/p99, how long until spans are queryable in ClickHouse, and the consumers' lag.
 //   npx tsx bench/ingest.ts [--seconds 20] [--concurrency 4] [--batch 512] [--orgs 1]
 //     [--url http://127.0.0.1:8080]
 // An org keeps at most 1,000,000 spans a month (001, Limits): a run past that at one org is
@@ -8,10 +8,14 @@
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { createApiKey, createOrg, enableTracing } from '../api/admin/commands.ts';
-import { createClickHouse, sql } from '../platform/clickhouse.ts';
+import type { ConsumerGroupId } from '../consumers/groups.ts';
+import { createClickHouse, joinSql, sql } from '../platform/clickhouse.ts';
+import { createKafka } from '../platform/kafka.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
+import { topics } from '../schemas/events/topics.ts';
 import { request, responseType, toProtobuf } from '../test/harness/otlp-fixtures.ts';
+import { consumerLag } from './consumer-lag.ts';
 import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { benchResource, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
@@ -35,6 +39,20 @@ if (!(Number.isInteger(orgCount) && orgCount >= 1 && orgCount <= concurrency))
   throw new Error('use --orgs N with 1 <= N <= --concurrency');
 /** How long the sampler waits for a trace to be queryable before it reports it as missing. */
 const visibilityTimeoutMs = 30_000;
+const spansGroupId = 'orrery-spans-clickhouse' satisfies ConsumerGroupId;
+const inList = (values: readonly string[]) =>
+  joinSql(
+    values.map((value) => sql`${value}`),
+    ', ',
+  );
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A batch kept whole: the trace sent last in it, and when its answer came. */
+interface Sample {
+  orgId: string;
+  traceId: string;
+  at: number;
+}
 
 function batches(count: number): { body: Buffer; lastTraceId: string }[] {
   const made: { body: Buffer; lastTraceId: string }[] = [];
@@ -53,6 +71,8 @@ const platform = values.url
 const pool = createPgPool(2);
 const producer = await createEventProducer('orrery-bench');
 const clickhouse = createClickHouse();
+const admin = createKafka('orrery-bench-lag').admin();
+await admin.connect();
 try {
   const orgs = await Promise.all(
     Array.from({ length: orgCount }, async (_, index) => {
@@ -62,7 +82,7 @@ try {
       return { orgId: org.orgId, key };
     }),
   );
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
 
   // Enough distinct batches for the run at ~30,000 spans/s, made before the clock starts.
   const prepared = batches(Math.ceil((seconds * 30_000) / batchSize));
@@ -78,10 +98,11 @@ try {
   let failures = 0;
   let missing = 0;
   let next = 0;
+  let lagPeak = 0;
   const started = performance.now();
   const stopAt = started + seconds * 1000;
   /** Batches kept whole (nothing refused): the sampler asks ClickHouse for their last trace. */
-  const acked: { orgId: string; traceId: string; at: number }[] = [];
+  const acked: Sample[] = [];
 
   async function sender(exporter: number) {
     const { orgId, key } = orgs[exporter % orgs.length]!;
@@ -113,37 +134,65 @@ try {
     }
   }
 
+  /** Batches whose last trace ClickHouse has not shown yet. */
+  const watching: Sample[] = [];
+
+  /**
+   * At most every 250 ms the newest batch kept whole is watched until ClickHouse has its last
+   * trace, all watched batches asked for in one query every 100 ms or so: a minute gives about two
+   * hundred samples, and a p99 that is not just the maximum, for a few small queries a second.
+   */
   async function sampler() {
-    while (performance.now() < stopAt + 15_000) {
-      const sample = acked.at(-1);
-      if (!sample || performance.now() > stopAt) {
-        if (performance.now() > stopAt) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        continue;
+    let watched: Sample | undefined;
+    let pickedAt = Number.NEGATIVE_INFINITY;
+    while (performance.now() < stopAt || watching.length > 0) {
+      const newest = acked.at(-1);
+      if (performance.now() < stopAt && newest !== watched && performance.now() - pickedAt >= 250) {
+        watched = newest;
+        pickedAt = performance.now();
+        if (newest !== undefined) watching.push(newest);
       }
-      for (;;) {
-        const result = await clickhouse.query({
-          query:
-            sql`SELECT count() AS n FROM spans WHERE org_id = ${sample.orgId} AND trace_id = ${sample.traceId}`
-              .text,
-          format: 'JSONEachRow',
-        });
-        const [row] = await result.json<{ n: string }>();
-        if (Number(row?.n) > 0) {
-          visibility.push(performance.now() - sample.at);
-          break;
+      if (watching.length > 0) {
+        const queryable = await queryableTraces(watching);
+        const at = performance.now();
+        for (const sample of [...watching]) {
+          const seen = queryable.has(sample.traceId);
+          if (seen) visibility.push(at - sample.at);
+          else if (at - sample.at > visibilityTimeoutMs) missing += 1;
+          else continue;
+          watching.splice(watching.indexOf(sample), 1);
         }
-        if (performance.now() - sample.at > visibilityTimeoutMs) {
-          missing += 1;
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(100);
     }
   }
 
-  await Promise.all([...Array.from({ length: concurrency }, (_, exporter) => sender(exporter)), sampler()]);
+  async function queryableTraces(samples: readonly Sample[]): Promise<Set<string>> {
+    const orgIds = inList(orgs.map((org) => org.orgId));
+    const traceIds = inList(samples.map((sample) => sample.traceId));
+    const result = await clickhouse.query({
+      query:
+        sql`SELECT DISTINCT trace_id FROM spans WHERE org_id IN (${orgIds}) AND trace_id IN (${traceIds})`
+          .text,
+      format: 'JSONEachRow',
+    });
+    return new Set((await result.json<{ trace_id: string }>()).map((row) => row.trace_id));
+  }
+
+  /** The spans projection's lag, read each second while the load runs. */
+  async function lagWatcher() {
+    while (performance.now() < stopAt) {
+      lagPeak = Math.max(lagPeak, await consumerLag(admin, spansGroupId, topics.spans.name));
+      await sleep(1000);
+    }
+  }
+
+  await Promise.all([
+    ...Array.from({ length: concurrency }, (_, exporter) => sender(exporter)),
+    sampler(),
+    lagWatcher(),
+  ]);
+  const lagAfter = await consumerLag(admin, spansGroupId, topics.spans.name);
   const phasesAfter = await ingestPhases(platform.baseUrl);
   const elapsed = (performance.now() - started) / 1000;
   const sendSeconds = Math.min(elapsed, seconds);
@@ -161,7 +210,10 @@ try {
     `  request latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
   );
   console.log(
-    `  queryable in ClickHouse after the answer: p50 ${percentile(visibility, 50).toFixed(0)} ms, max ${(visibility.at(-1) ?? Number.NaN).toFixed(0)} ms (${visibility.length} samples${missing > 0 ? `; ${missing} NOT queryable within ${visibilityTimeoutMs / 1000} s` : ''})`,
+    `  queryable in ClickHouse after the answer: p50 ${percentile(visibility, 50).toFixed(0)} ms, p99 ${percentile(visibility, 99).toFixed(0)} ms, max ${(visibility.at(-1) ?? Number.NaN).toFixed(0)} ms (${visibility.length} samples${missing > 0 ? `; ${missing} NOT queryable within ${visibilityTimeoutMs / 1000} s` : ''})`,
+  );
+  console.log(
+    `  ${spansGroupId} lag (messages of ${topics.spans.name} not yet committed): highest while sending ${lagPeak}, once every sample was queryable ${lagAfter}`,
   );
   console.log(`  ${phasesLine(phasesBefore, phasesAfter)}`);
 } finally {
@@ -169,4 +221,5 @@ try {
   await producer.disconnect();
   await pool.end();
   await clickhouse.close();
+  await admin.disconnect();
 }
