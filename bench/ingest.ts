@@ -20,6 +20,7 @@ import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { benchResource, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
 import { startPlatformProcesses } from './platform-process.ts';
+import { cpuBetween, cpuLine, readCpu } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -99,6 +100,7 @@ try {
   let missing = 0;
   let next = 0;
   let lagPeak = 0;
+  const cpuBefore = readCpu();
   const started = performance.now();
   const stopAt = started + seconds * 1000;
   /** Batches kept whole (nothing refused): the sampler asks ClickHouse for their last trace. */
@@ -192,6 +194,7 @@ try {
     sampler(),
     lagWatcher(),
   ]);
+  const cpuSpent = cpuBetween(cpuBefore, readCpu());
   const lagAfter = await consumerLag(admin, spansGroupId, topics.spans.name);
   const phasesAfter = await ingestPhases(platform.baseUrl);
   const elapsed = (performance.now() - started) / 1000;
@@ -216,6 +219,7 @@ try {
     `  ${spansGroupId} lag (messages of ${topics.spans.name} not yet committed): highest while sending ${lagPeak}, once every sample was queryable ${lagAfter}`,
   );
   console.log(`  ${phasesLine(phasesBefore, phasesAfter)}`);
+  console.log(`  ${cpuLine(cpuSpent, accepted, 'spans', elapsed)}, until every sample was queryable`);
 } finally {
   await platform.stop();
   await producer.disconnect();

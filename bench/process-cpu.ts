@@ -17,6 +17,7 @@ const parts = [
   ['model', /model-server\.py/],
   ['telemetrygen', /telemetrygen/],
   ['collector', /otelcol-peer/],
+  ['bench/ingest', /bench\/ingest\.ts/],
 ] as const satisfies readonly (readonly [string, RegExp])[];
 export type Part = (typeof parts)[number][0];
 
