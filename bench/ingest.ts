@@ -83,7 +83,6 @@ try {
       return { orgId: org.orgId, key };
     }),
   );
-  await sleep(500);
 
   // Enough distinct batches for the run at ~30,000 spans/s, made before the clock starts.
   const prepared = batches(Math.ceil((seconds * 30_000) / batchSize));
