@@ -76,19 +76,14 @@ export function frame(schemaId: number, payload: Uint8Array): Buffer {
  */
 export function framedPayload(value: Uint8Array): number {
   if (value.length < 6 || value[0] !== 0) throw new Error('not a Confluent-framed value (magic byte 0)');
-  let pos = 5;
-  const varint = () => {
-    let result = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const byte = value[pos++];
-      if (byte === undefined) throw new Error('the framed value ends inside its message index');
-      result |= (byte & 0x7f) << shift;
-      if (byte < 0x80) return (result >>> 1) ^ -(result & 1);
-    }
-    throw new Error('a message index of more than 32 bits');
-  };
-  for (let indexes = varint(); indexes > 0; indexes -= 1) varint();
-  return pos;
+  const r = protobuf.Reader.create(value);
+  r.pos = 5;
+  try {
+    for (let indexes = r.sint32(); indexes > 0; indexes -= 1) r.sint32();
+  } catch (error) {
+    throw new Error('the framed value ends inside its message index, or it is not varints', { cause: error });
+  }
+  return r.pos;
 }
 
 export interface StreamCodec<T> {

@@ -18,6 +18,8 @@ const thisProcess = `api-${randomUUID()}`;
 export interface Lease {
   readonly orgId: string;
   readonly holder: string;
+  /** How long each take or renewal makes it last (AdmissionLeases' ttlMs). */
+  readonly ttlMs: number;
   /**
    * Until when (performance.now) the lease surely lasts: its time to live from when the statement
    * that last took or renewed it was sent. Postgres's clock, not this one, decides; this only tells
@@ -48,7 +50,7 @@ export class AdmissionLeases {
    */
   constructor(
     private readonly pool: PgPool,
-    readonly ttlMs: number,
+    private readonly ttlMs: number,
     /** Who holds what this instance takes: this process, or a test's stand-in for another. */
     readonly holder = thisProcess,
   ) {}
@@ -73,7 +75,8 @@ export class AdmissionLeases {
          RETURNING l.holder = $2 AS taken`,
         values: [orgId, this.holder, this.ttlMs],
       });
-      if (taken.rows[0]?.taken) return { orgId, holder: this.holder, validUntil: sent + this.ttlMs };
+      if (taken.rows[0]?.taken)
+        return { orgId, holder: this.holder, ttlMs: this.ttlMs, validUntil: sent + this.ttlMs };
       const waited = Date.now() - started;
       if (waited >= waitMs) throw new LeaseUnavailable(orgId, waited);
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt)));

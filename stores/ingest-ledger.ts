@@ -132,7 +132,6 @@ export interface AcceptedRecord {
 export async function recordAccepted(
   pool: PgPool,
   lease: Lease,
-  ttlMs: number,
   accepted: AcceptedRecord,
   deliver: () => Promise<unknown>,
 ): Promise<{ wanted: boolean }> {
@@ -155,7 +154,7 @@ export async function recordAccepted(
           accepted.spanIds.length,
           accepted.bytes,
           lease.holder,
-          ttlMs,
+          lease.ttlMs,
         ],
       });
       const refused = await delivered;
@@ -163,7 +162,7 @@ export async function recordAccepted(
       if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
       return result.rows[0].wanted === true;
     });
-    lease.validUntil = sent + ttlMs;
+    lease.validUntil = sent + lease.ttlMs;
     return { wanted };
   } finally {
     await delivered;
@@ -201,7 +200,6 @@ export async function traceKnown(pool: PgPool, orgId: string, traceId: string): 
 export async function recordDeletion(
   pool: PgPool,
   lease: Lease,
-  ttlMs: number,
   traceId: string,
   now: Date,
 ): Promise<{ wanted: boolean }> {
@@ -218,10 +216,10 @@ export async function recordDeletion(
             ON CONFLICT (org_id, trace_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
           )
      SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT wanted FROM lease) AS wanted`,
-    [lease.orgId, traceId, now, lease.holder, ttlMs],
+    [lease.orgId, traceId, now, lease.holder, lease.ttlMs],
   );
   if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-  lease.validUntil = sent + ttlMs;
+  lease.validUntil = sent + lease.ttlMs;
   return { wanted: result.rows[0].wanted === true };
 }
 

@@ -20,8 +20,9 @@ const ignore = () => undefined;
  * Groups are not pipelined: with a later group's read and decision under way while an earlier one
  * was published and recorded (each read counting in the earlier unrecorded groups), eight
  * exporters went no faster beside telemetrygen (17,306 and 21,777 spans/s one at a time, 15,600
- * and 21,436 three at a time) and slower with bench/ingest's LLM spans (18,662 and 13,850 against 13,466 and 12,723):
- * smaller groups cost more statements and messages per span on cores that are already full.
+ * and 21,436 three at a time) and slower with bench/ingest's LLM spans (18,662 and 13,850 one at
+ * a time, 13,466 and 12,723 three at a time): smaller groups cost more statements and messages
+ * per span on cores that are already full.
  */
 export class OrgAdmissions {
   /** A group or deletion is under way: the caller starts nothing else for the org meanwhile. */
@@ -41,7 +42,7 @@ export class OrgAdmissions {
     // A failed take is not kept: its group failed, this one tries again.
     const held = (this.lease ?? Promise.resolve(undefined)).catch(ignore);
     const taken = held.then((lease) =>
-      lease && performance.now() < lease.validUntil - leases.ttlMs / 2
+      lease && performance.now() < lease.validUntil - lease.ttlMs / 2
         ? lease
         : leases.acquire(this.orgId, leaseWaitMs),
     );
@@ -113,7 +114,7 @@ export class OrgAdmissions {
     const normalized = await normalizeEach(requests);
     const ledger = await reading;
     marks.read = performance.now();
-    const { admissions, accepted } = this.decide(normalized, ledger, now);
+    const { admissions, accepted, acceptedBytes } = this.decide(normalized, ledger, now);
     marks.decided = performance.now();
     if (accepted.length > 0) {
       const traces = [...groupByTrace(accepted)].map(([traceId, spans]) => ({
@@ -128,13 +129,12 @@ export class OrgAdmissions {
       const { wanted } = await recordAccepted(
         deps.recordPool,
         lease,
-        deps.leases.ttlMs,
         {
           month,
           now,
           traceIds: accepted.map((span) => span.traceId),
           spanIds: accepted.map((span) => span.spanId),
-          bytes: accepted.reduce((sum, span) => sum + span.sizeBytes, 0),
+          bytes: acceptedBytes,
         },
         deliver,
       );
@@ -149,7 +149,7 @@ export class OrgAdmissions {
     normalized: (PublishedSpan[] | Error)[],
     ledger: Parameters<typeof decideAdmissions>[0]['ledger'],
     now: Date,
-  ): { admissions: (Admission | Error)[]; accepted: PublishedSpan[] } {
+  ): { admissions: (Admission | Error)[]; accepted: PublishedSpan[]; acceptedBytes: number } {
     const requests = normalized.filter((spans): spans is PublishedSpan[] => !(spans instanceof Error));
     const decided = decideAdmissions({ requests, ledger, now, limits: this.deps.limits });
     const accepted: PublishedSpan[] = [];
@@ -165,7 +165,8 @@ export class OrgAdmissions {
     for (const [verdict, count] of counts) spansReceived.inc({ verdict }, count);
     let next = 0;
     const admissions = normalized.map((spans) => (spans instanceof Error ? spans : decided[next++]!));
-    return { admissions, accepted };
+    const acceptedBytes = decided.reduce((sum, admission) => sum + admission.acceptedBytes, 0);
+    return { admissions, accepted, acceptedBytes };
   }
 
   /**
@@ -183,7 +184,7 @@ export class OrgAdmissions {
       await publishSpanEvents(deps.producer, [
         { type: 'TraceDeleted', eventId: randomUUID(), orgId, traceId, occurredAt: now },
       ]);
-      const { wanted } = await recordDeletion(deps.pool, lease, deps.leases.ttlMs, traceId, now);
+      const { wanted } = await recordDeletion(deps.pool, lease, traceId, now);
       if (wanted) this.yielding = true;
       return true;
     });

@@ -52,13 +52,13 @@ it('lets one holder at a time admit an org; a recording keeps the lease and tell
   const orgId = `org_lease_${randomUUID()}`;
   const [one, other] = holders();
   const held = await one!.acquire(orgId, 0);
-  const fresh = await recordAccepted(pool, held, ttlMs, accepted(newTraceId()), delivered);
+  const fresh = await recordAccepted(pool, held, accepted(newTraceId()), delivered);
   expect(fresh.wanted).toBe(false);
   // The other holder finds the lease held, and marks it wanted.
   await expect(other!.acquire(orgId, 300)).rejects.toBeInstanceOf(LeaseUnavailable);
   // Another org is not held up.
   await other!.release(await other!.acquire(`${orgId}-elsewhere`, 0));
-  const renewed = await recordAccepted(pool, held, ttlMs, accepted(newTraceId()), delivered);
+  const renewed = await recordAccepted(pool, held, accepted(newTraceId()), delivered);
   expect(renewed.wanted).toBe(true);
   expect(await spansOf(orgId)).toBe(2);
   // Given back, the lease passes on at once.
@@ -73,11 +73,11 @@ it('passes an expired lease on, and its old holder then records nothing', async 
   const lost = await stalled.acquire(orgId, 0);
   // The other holder waits until the stalled one's lease has expired, then takes it.
   const taken = await other!.acquire(orgId, 5_000);
-  await expect(recordAccepted(pool, lost, 200, accepted(newTraceId()), delivered)).rejects.toBeInstanceOf(
+  await expect(recordAccepted(pool, lost, accepted(newTraceId()), delivered)).rejects.toBeInstanceOf(
     LeaseLost,
   );
   expect(await spansOf(orgId)).toBe(0);
-  await recordAccepted(pool, taken, ttlMs, accepted(newTraceId()), delivered);
+  await recordAccepted(pool, taken, accepted(newTraceId()), delivered);
   expect(await spansOf(orgId)).toBe(1);
 });
 
@@ -86,7 +86,7 @@ it('commits the record only once Kafka acknowledged the spans, locking the lease
   const [one, other] = holders();
   const held = await one!.acquire(orgId, 0);
   const acknowledged = Promise.withResolvers<void>();
-  const recording = recordAccepted(pool, held, ttlMs, accepted(newTraceId()), () => acknowledged.promise);
+  const recording = recordAccepted(pool, held, accepted(newTraceId()), () => acknowledged.promise);
   await expect.poll(() => leaseRowLocked(orgId)).toBe(true);
   expect(await spansOf(orgId)).toBe(0);
   // Another holder waits on the row meanwhile, and then finds the lease still held.
@@ -105,7 +105,7 @@ it('records nothing, and keeps the lease, when Kafka refused the spans', async (
   const held = await one!.acquire(orgId, 0);
   const refusal = new Error('Kafka refused the spans');
   await expect(
-    recordAccepted(pool, held, ttlMs, accepted(newTraceId()), () => Promise.reject(refusal)),
+    recordAccepted(pool, held, accepted(newTraceId()), () => Promise.reject(refusal)),
   ).rejects.toBe(refusal);
   expect(await spansOf(orgId)).toBe(0);
   const month = await pool.query('SELECT 1 FROM ingest_monthly WHERE org_id = $1', [orgId]);
