@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { exportSpans, llmSpan, spanId, traceId, tracingOrg } from '../../harness/tracing.ts';
 import { get, type TraceListBody, untilTraceCount } from './fixtures.ts';
 
@@ -75,10 +75,23 @@ it('reads back an exported trace, then loses it once deleted', async () => {
     headers: { authorization: `Bearer ${org.key}` },
   });
   expect(deleted.statusCode).toBe(200);
+  // The deletion is one ClickHouse mutation per table, each finishing on its own in the
+  // background: the list may be empty a moment before the trace's spans are gone, so each answer
+  // is awaited until it, too, no longer has the trace.
   await untilTraceCount(platform, org.key, 0);
-  expect((await get(platform, org.key, `/api/traces/${trace}`)).status).toBe(404);
-  const usage = await get<{ data: unknown[] }>(platform, org.key, '/api/analytics/usage');
-  expect(usage.body.data).toEqual([]);
+  await eventually(
+    async () => ((await get(platform, org.key, `/api/traces/${trace}`)).status === 404 ? true : undefined),
+    30_000,
+    'the deleted trace to be 404',
+  );
+  await eventually(
+    async () => {
+      const usage = await get<{ data: unknown[] }>(platform, org.key, '/api/analytics/usage');
+      return usage.body.data.length === 0 ? true : undefined;
+    },
+    30_000,
+    'no usage left of the deleted trace',
+  );
   const after = await get<TraceListBody>(platform, org.key, '/api/traces');
   expect(after.body).toEqual({ data: [], next_cursor: null });
 });
