@@ -220,12 +220,66 @@ export function mayHoldCredential(text: string): boolean {
   return lowerCaseHints.test(text.toLowerCase());
 }
 
+/** The top-level alternatives of a pattern's source (`a|b(?:c|d)` → `a`, `b(?:c|d)`). */
+function topLevelAlternatives(source: string): string[] {
+  const alternatives: string[] = [];
+  let depth = 0;
+  let inClass = false;
+  let start = 0;
+  for (let index = 0; index < source.length; index += 1) {
+    const char = source[index];
+    if (char === '\\') index += 1;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') depth += 1;
+    else if (char === ')') depth -= 1;
+    else if (char === '|' && depth === 0) {
+      alternatives.push(source.slice(start, index));
+      start = index + 1;
+    }
+  }
+  alternatives.push(source.slice(start));
+  return alternatives;
+}
+
+/**
+ * The first atom of an alternative (an escaped character, a class, or one character), or '' when
+ * it opens with a group or its first atom is repeated, which cannot be split off.
+ */
+function firstAtom(alternative: string): string {
+  const atom = alternative.startsWith('\\')
+    ? alternative.slice(0, 2)
+    : alternative.startsWith('[')
+      ? alternative.slice(0, alternative.indexOf(']', 1) + 1)
+      : alternative.slice(0, 1);
+  return atom === '(' || /^[*+?{]/.test(alternative.slice(atom.length)) ? '' : atom;
+}
+
+/**
+ * The alternatives grouped by their first atom, `s(?:ecret|k-)` for `secret|sk-`: the same text
+ * matches, and V8 tries one group per position instead of every alternative (1.5 times as fast
+ * over LLM messages, bench/normalize). An alternative with no first atom to split off is kept whole.
+ */
+function groupedByFirstAtom(alternatives: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const alternative of alternatives) {
+    const atom = firstAtom(alternative);
+    const key = atom === '' ? alternative : atom;
+    const rests = groups.get(key) ?? [];
+    rests.push(atom === '' ? '' : alternative.slice(atom.length));
+    groups.set(key, rests);
+  }
+  return [...groups]
+    .map(([atom, rests]) => (rests.length === 1 ? atom + rests[0] : `${atom}(?:${rests.join('|')})`))
+    .join('|');
+}
+
 const lowerCaseHints = new RegExp(
-  credentialDetectors
-    .map(({ hint }) => {
+  groupedByFirstAtom(
+    credentialDetectors.flatMap(({ hint }) => {
       // Lower-casing a class escape would change its meaning (`\S` is not `\s`).
       if (/\\[A-Z]/.test(hint.source)) throw new Error(`hint ${hint} has an upper-case escape`);
-      return hint.source.toLowerCase();
-    })
-    .join('|'),
+      return topLevelAlternatives(hint.source.toLowerCase());
+    }),
+  ),
 );

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { credentialDetectors, isCredentialKey } from '../../../domain/tracing/credentials.ts';
+import {
+  credentialDetectors,
+  isCredentialKey,
+  mayHoldCredential,
+} from '../../../domain/tracing/credentials.ts';
 import { redactAttributeValue, redactJson, redactText } from '../../../domain/tracing/redaction.ts';
 
 // Fake credentials are assembled at run time so no credential-shaped literal sits in the source.
@@ -310,5 +314,37 @@ describe('the shortest text that can hold a credential', () => {
         name,
       ).toEqual([]);
     }
+  });
+});
+
+describe('mayHoldCredential', () => {
+  // It searches lower-cased text with every hint's alternatives grouped by their first character:
+  // it must find exactly what the hints themselves find in the lower-cased text.
+  const hintsFind = (text: string) =>
+    credentialDetectors.some(({ hint }) => new RegExp(hint.source.toLowerCase()).test(text.toLowerCase()));
+  const samples = [
+    'a plain sentence with nothing to hide',
+    'Authorization: Bearer abc',
+    'my PASSWORD is hunter2',
+    'https://user:pw@example.com',
+    'see ?access_token=1 and &sig=2',
+    'ghp_ and github_pat_ and glpat- and gsk_',
+    'xoxb- xai- hooks.slack.com hf_ npm_ sg. ya29. aiza akia asia eyj sk- sk-ant-',
+    '_live_ _test_ _LIVE_',
+    '-----BEGIN RSA PRIVATE KEY-----',
+    'pwd pass secret key token auth credential cookie basic',
+    'ke y to ken pa ss _liv_ gh_ xox- ?x=1 :/ /',
+  ];
+  it.each(samples)('agrees with the hints on %j', (text) => {
+    expect(mayHoldCredential(text)).toBe(hintsFind(text));
+  });
+
+  it('agrees with the hints on every cut of the samples', () => {
+    for (const sample of samples)
+      for (let start = 0; start < sample.length; start += 1)
+        for (let end = start + 1; end <= sample.length; end += 1) {
+          const text = sample.slice(start, end);
+          expect(mayHoldCredential(text), text).toBe(hintsFind(text));
+        }
   });
 });
