@@ -12,9 +12,19 @@ export class RowBinaryWriter {
   private buf = Buffer.allocUnsafe(64 * 1024);
   private pos = 0;
 
-  /** The bytes written so far (a view, valid until the next write). */
+  /** The bytes written so far (a view, valid until the next write or `clear`). */
   bytes(): Buffer {
     return this.buf.subarray(0, this.pos);
+  }
+
+  /** Empties the writer for the next rows, keeping its buffer. */
+  clear(): void {
+    this.pos = 0;
+  }
+
+  /** The bytes its buffer holds, written or not. */
+  get capacity(): number {
+    return this.buf.length;
   }
 
   private reserve(length: number): void {
