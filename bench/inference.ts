@@ -27,13 +27,14 @@ import { cpuBetween, cpuLine, processCpuMs, readCpu } from './process-cpu.ts';
 // these shared cores one run's p99 moves by several milliseconds from one run to the next. The
 // overhead is measured twice: at the client (includes the load generator's own delays) and in
 // the service (the API's Server-Timing header: from the request reaching Fastify to the answer).
-//   npx tsx bench/inference.ts [--rate 500] [--duration 20] [--runs 3] [--api-only]
+//   npx tsx bench/inference.ts [--rate 500] [--duration 20] [--runs 3] [--warmup 30] [--api-only]
 
 const { values } = parseArgs({
   options: {
     rate: { type: 'string', default: '500' },
     duration: { type: 'string', default: '20' },
     runs: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '30' },
     'api-only': { type: 'boolean', default: false },
   },
 });
@@ -41,6 +42,7 @@ const apiOnly = values['api-only'];
 const rate = Number(values.rate);
 const durationS = Number(values.duration);
 const runs = Number(values.runs);
+const warmupS = Number(values.warmup);
 const total = Math.round(rate * durationS);
 const maxInFlight = 2_000;
 
@@ -250,8 +252,21 @@ async function measuredRun(index: number): Promise<RunFigures> {
 try {
   await waitForApi();
   // Warm-up at the offered rate: JIT, and as many keep-alive connections (to the API, to the
-  // model, to Kafka) as the rate needs, so the runs measure the steady state.
-  await offer(Math.min(rate * 5, total), rate);
+  // model, to Kafka) as the rate needs, so the runs measure the steady state. Printed in 5 s
+  // windows, since it settles slowly: on two cores the API's CPU per request went from 1.34 to
+  // 0.93 ms over 25 s, and after a 5 s warm-up the first run's p99 was 25-107 ms against 8-16 for
+  // the next two.
+  for (let window = 0; window < warmupS / 5; window += 1) {
+    const apiCpuBefore = processCpuMs(api.pid!);
+    const { outcomes } = await offer(rate * 5, rate);
+    const apiCpu = processCpuMs(api.pid!) - apiCpuBefore;
+    const serviceOverhead = sorted(
+      outcomes.filter((o) => o.status === 200).map((o) => o.serviceMs - o.latencyMs),
+    );
+    process.stdout.write(
+      `warm-up ${window * 5}-${window * 5 + 5} s: API ${(apiCpu / outcomes.length).toFixed(2)} ms CPU per request, overhead in the service p99 ${ms(percentile(serviceOverhead, 99))}\n`,
+    );
+  }
   const cpuModel =
     /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
   process.stdout.write(
