@@ -43,6 +43,10 @@ const rate = Number(values.rate);
 const durationS = Number(values.duration);
 const runs = Number(values.runs);
 const warmupS = Number(values.warmup);
+if (!Number.isInteger(warmupS / 5) || warmupS < 0) {
+  process.stderr.write(`--warmup is whole 5 s windows (0, 5, 10, …); ${values.warmup} was given\n`);
+  process.exit(2);
+}
 const total = Math.round(rate * durationS);
 const maxInFlight = 2_000;
 
@@ -212,6 +216,8 @@ async function offer(
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const ms = (value: number) => `${value.toFixed(2)} ms`;
+/** The time the service added over the model's own, per answered request (Server-Timing), sorted. */
+const serviceOverheadOf = (answered: Outcome[]) => sorted(answered.map((o) => o.serviceMs - o.latencyMs));
 
 interface RunFigures {
   overheadP99: number;
@@ -232,7 +238,7 @@ async function measuredRun(index: number): Promise<RunFigures> {
   const statuses = new Map<number, number>();
   for (const o of outcomes) statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1);
   const overhead = sorted(ok.map((o) => o.responseMs - o.latencyMs));
-  const serviceOverhead = sorted(ok.map((o) => o.serviceMs - o.latencyMs));
+  const serviceOverhead = serviceOverheadOf(ok);
   const response = sorted(ok.map((o) => o.responseMs));
   const latency = sorted(ok.map((o) => o.latencyMs));
   const lines = [
@@ -260,9 +266,7 @@ try {
     const apiCpuBefore = processCpuMs(api.pid!);
     const { outcomes } = await offer(rate * 5, rate);
     const apiCpu = processCpuMs(api.pid!) - apiCpuBefore;
-    const serviceOverhead = sorted(
-      outcomes.filter((o) => o.status === 200).map((o) => o.serviceMs - o.latencyMs),
-    );
+    const serviceOverhead = serviceOverheadOf(outcomes.filter((o) => o.status === 200));
     process.stdout.write(
       `warm-up ${window * 5}-${window * 5 + 5} s: API ${(apiCpu / outcomes.length).toFixed(2)} ms CPU per request, overhead in the service p99 ${ms(percentile(serviceOverhead, 99))}\n`,
     );
