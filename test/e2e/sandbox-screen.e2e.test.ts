@@ -86,7 +86,7 @@ type Rgb = readonly [number, number, number];
 /** The test page's window (packages/sandbox/test/pages); functions passed to `evaluate` run there. */
 type PageWindow = ScreenPageApi & {
   mounted: { setMode(mode: string): void; disconnect(): void };
-  renderScreen(props: Record<string, string>): void;
+  renderScreen(props: Record<string, string>): Promise<void>;
 };
 
 const events = (page: Page) => page.evaluate(() => (globalThis as unknown as PageWindow).screenEvents);
