@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { findAttribute, indexedGroups, isIndexedKey } from '../attributes.ts';
 import type { KeyValue, OtlpEvent } from '../otlp.ts';
 import type { JsonValue } from '../span.ts';
-import { attributeJson, type Message, messagesShape, valueShape } from './messages.ts';
+import { attributeJson, type Message, messagesShape, parsedValueShape, valueShape } from './messages.ts';
 
 /** What a convention reads from: the span's attributes and its events. */
 export interface IoSource {
@@ -67,9 +67,11 @@ export function readMessages(
 ): Reading | undefined {
   const value = findAttribute(attributes, key);
   if (value === undefined) return undefined;
-  const messages = parse(attributeJson(value));
+  // The parsers only read the JSON, so what is not messages is stored as parsed, not parsed again.
+  const json = attributeJson(value);
+  const messages = parse(json);
   return {
-    value: messages === undefined ? valueShape(value) : messagesShape(messages),
+    value: messages === undefined ? parsedValueShape(json) : messagesShape(messages),
     consumes: consumesKeys(key),
   };
 }

@@ -9,20 +9,14 @@
 import { findAttribute, type JsonObject } from '../attributes.ts';
 import type { KeyValue } from '../otlp.ts';
 import type { JsonValue } from '../span.ts';
-import {
-  type Convention,
-  consumesKeys,
-  type IoSource,
-  type Reading,
-  readMessages,
-  readValue,
-} from './convention.ts';
+import { type Convention, consumesKeys, type IoSource, type Reading, readMessages } from './convention.ts';
 import {
   attributeJson,
   type Message,
   message,
   messagesShape,
   type Part,
+  parsedValueShape,
   textPart,
   toolCallPart,
   toolCallResponsePart,
@@ -109,8 +103,14 @@ function readInputFrom(attributes: readonly KeyValue[]): Reading | undefined {
   const messagesValue = findAttribute(attributes, inputKey);
   const systemValue = findAttribute(attributes, systemKey);
   if (messagesValue === undefined && systemValue === undefined) return undefined;
-  const messages = messagesValue === undefined ? [] : readGenAiMessages(attributeJson(messagesValue));
-  if (messages === undefined) return readValue(attributes, inputKey);
+  let messages: Message[] = [];
+  if (messagesValue !== undefined) {
+    // Read once: messages that do not parse are kept as the value just read.
+    const json = attributeJson(messagesValue);
+    const read = readGenAiMessages(json);
+    if (read === undefined) return { value: parsedValueShape(json), consumes: consumesKeys(inputKey) };
+    messages = read;
+  }
   const system =
     systemValue === undefined ? [] : [message('system', readSystemInstructions(attributeJson(systemValue)))];
   return {

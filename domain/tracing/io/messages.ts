@@ -46,7 +46,12 @@ export function messagesShape(messages: Message[]): JsonValue {
 
 /** `{ value }` for an attribute that is not message-style (or whose messages did not parse). */
 export function valueShape(value: AnyValue): JsonValue {
-  return { value: attributeJson(value) };
+  return parsedValueShape(attributeJson(value));
+}
+
+/** `{ value }` for an attribute already read with attributeJson (a convention that tried its messages). */
+export function parsedValueShape(json: JsonValue): JsonValue {
+  return { value: json };
 }
 
 /** An attribute as JSON: a string is parsed when it is JSON text; a structured value is converted. */

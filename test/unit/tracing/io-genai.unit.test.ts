@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readInputOutput } from '../../../domain/tracing/io/index.ts';
 import type { JsonValue } from '../../../domain/tracing/span.ts';
 import { attrs, event, keys, type Plain } from './reading-fixtures.ts';
+
+afterEach(() => vi.restoreAllMocks());
 
 // 001, Attributes read, "Input and output", row GenAI.
 const inputMessages = [
@@ -126,6 +128,19 @@ describe('GenAI on the span', () => {
     const read = readInputOutput({ attributes: attrs({ ...common, ...values }), events: [] });
     expect(read.input).toEqual(input);
     expect(read.output).toEqual(output);
+  });
+
+  it('parses JSON of another shape once, the value it keeps', () => {
+    const attributes = attrs({
+      ...common,
+      'gen_ai.input.messages': '{"prompt":"hi"}',
+      'gen_ai.output.messages': '[{"content":"no role"}]',
+    });
+    const parse = vi.spyOn(JSON, 'parse');
+    readInputOutput({ attributes, events: [] });
+    const texts = parse.mock.calls.map(([text]) => text);
+    expect(texts.filter((text) => text === '{"prompt":"hi"}')).toHaveLength(1);
+    expect(texts.filter((text) => text === '[{"content":"no role"}]')).toHaveLength(1);
   });
 
   it('removes what it read and keeps the rest', () => {
