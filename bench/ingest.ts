@@ -2,7 +2,11 @@
 // of 512, sent by a few concurrent exporters for a fixed time. Prints spans/s accepted, request
 // latency p50/p99, how long until spans are queryable in ClickHouse, and the consumers' lag.
 //   npx tsx bench/ingest.ts [--seconds 20] [--concurrency 4] [--batch 512] [--orgs 1]
-//     [--url http://127.0.0.1:8080]
+//     [--rate 20000] [--url http://127.0.0.1:8080]
+// By default each exporter sends its next batch when the last is answered: the most the platform
+// accepts. With --rate, batches are sent on a schedule of that many spans a second (issue 10's
+// "at 20,000 spans/s"), so the time until spans are queryable is measured at that load rather than
+// at saturation; a batch an exporter could not send on time is counted as late.
 // An org keeps at most 1,000,000 spans a month (001, Limits): a run past that at one org is
 // refused from then on, so a long run spreads its exporters over --orgs orgs, round robin.
 import { parseArgs } from 'node:util';
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     batch: { type: 'string', default: '512' },
     orgs: { type: 'string', default: '1' },
+    rate: { type: 'string' },
     // A platform already running (to profile it, say); by default the bench starts its own.
     url: { type: 'string' },
   },
@@ -38,6 +43,13 @@ const batchSize = Number(values.batch);
 const orgCount = Number(values.orgs);
 if (!(Number.isInteger(orgCount) && orgCount >= 1 && orgCount <= concurrency))
   throw new Error('use --orgs N with 1 <= N <= --concurrency');
+const rate = values.rate === undefined ? undefined : Number(values.rate);
+if (rate !== undefined && !(Number.isInteger(rate) && rate > 0))
+  throw new Error('use --rate N, N spans a second (a whole number above 0)');
+/** With --rate, the time from one batch's scheduled send to the next's. */
+const sendIntervalMs = rate === undefined ? 0 : (batchSize / rate) * 1000;
+/** A batch sent later than this after its scheduled time counts as late. */
+const lateAfterMs = 100;
 /** How long the sampler waits for a trace to be queryable before it reports it as missing. */
 const visibilityTimeoutMs = 30_000;
 const spansGroupId = 'orrery-spans-clickhouse' satisfies ConsumerGroupId;
@@ -84,8 +96,8 @@ try {
     }),
   );
 
-  // Enough distinct batches for the run at ~30,000 spans/s, made before the clock starts.
-  const prepared = batches(Math.ceil((seconds * 30_000) / batchSize));
+  // Enough distinct batches for the run at ~30,000 spans/s (or --rate), made before the clock starts.
+  const prepared = batches(Math.ceil((seconds * Math.max(30_000, rate ?? 0)) / batchSize));
   process.stderr.write(
     `prepared ${prepared.length} batches of ${batchSize} spans (${(prepared[0]!.body.length / 1024).toFixed(0)} KiB gzip each)\n`,
   );
@@ -98,6 +110,9 @@ try {
   let failures = 0;
   let missing = 0;
   let next = 0;
+  /** With --rate: batches sent more than lateAfterMs after their time, and the latest by how much. */
+  let late = 0;
+  let latestMs = 0;
   let lagPeak = 0;
   const cpuBefore = readCpu();
   const started = performance.now();
@@ -108,7 +123,16 @@ try {
   async function sender(exporter: number) {
     const { orgId, key } = orgs[exporter % orgs.length]!;
     while (performance.now() < stopAt && next < prepared.length) {
-      const batch = prepared[next++]!;
+      const index = next++;
+      const batch = prepared[index]!;
+      if (rate !== undefined) {
+        const dueAt = started + index * sendIntervalMs;
+        if (dueAt >= stopAt) break;
+        if (dueAt > performance.now()) await sleep(dueAt - performance.now());
+        const lateByMs = performance.now() - dueAt;
+        latestMs = Math.max(latestMs, lateByMs);
+        if (lateByMs > lateAfterMs) late += 1;
+      }
       const sentAt = performance.now();
       const response = await fetch(`${platform.baseUrl}/api/otlp/v1/traces`, {
         method: 'POST',
@@ -202,8 +226,12 @@ try {
   visibility.sort((a, b) => a - b);
   console.log(machineLine());
   console.log(
-    `ingest: ${seconds} s, ${concurrency} concurrent exporters to ${orgCount} org(s), batches of ${batchSize} spans (protobuf, gzip)`,
+    `ingest: ${seconds} s, ${concurrency} concurrent exporters to ${orgCount} org(s), batches of ${batchSize} spans (protobuf, gzip)${rate === undefined ? ', each sent when the last is answered' : `, sent on a schedule of ${rate} spans/s`}`,
   );
+  if (rate !== undefined)
+    console.log(
+      `  schedule: ${late} batches sent over ${lateAfterMs} ms late (all exporters busy), the latest ${latestMs.toFixed(0)} ms late`,
+    );
   console.log(`  requests: ${latencies.length} (${failures} failed)`);
   console.log(
     `  spans accepted: ${accepted} (${rejected} refused) = ${(accepted / sendSeconds).toFixed(0)} spans/s`,
