@@ -3,7 +3,7 @@
 
 import type { z } from 'zod';
 import { findAttribute, indexedGroups, isIndexedKey } from '../attributes.ts';
-import type { KeyValue, OtlpEvent } from '../otlp.ts';
+import type { AnyValue, KeyValue, OtlpEvent } from '../otlp.ts';
 import type { JsonValue } from '../span.ts';
 import { attributeJson, type Message, messagesShape, parsedValueShape, valueShape } from './messages.ts';
 
@@ -67,13 +67,24 @@ export function readMessages(
 ): Reading | undefined {
   const value = findAttribute(attributes, key);
   if (value === undefined) return undefined;
-  // The parsers only read the JSON, so what is not messages is stored as parsed, not parsed again.
-  const json = attributeJson(value);
-  const messages = parse(json);
+  const read = messagesOrValue(value, parse);
   return {
-    value: messages === undefined ? parsedValueShape(json) : messagesShape(messages),
+    value: 'messages' in read ? messagesShape(read.messages) : read.asValue,
     consumes: consumesKeys(key),
   };
+}
+
+/**
+ * An attribute's messages when `parse` reads them, else its stored `{ value }` (`asValue`). Its
+ * JSON is read once: the parsers only read it, so what is not messages is stored as parsed.
+ */
+export function messagesOrValue(
+  value: AnyValue,
+  parse: MessagesParser,
+): { messages: Message[] } | { asValue: JsonValue } {
+  const json = attributeJson(value);
+  const messages = parse(json);
+  return messages === undefined ? { asValue: parsedValueShape(json) } : { messages };
 }
 
 /** `consumes` for a reading of the whole family `<prefix>.<n>.…` (unnamed, as `consumesKeys`). */

@@ -9,14 +9,20 @@
 import { findAttribute, type JsonObject } from '../attributes.ts';
 import type { KeyValue } from '../otlp.ts';
 import type { JsonValue } from '../span.ts';
-import { type Convention, consumesKeys, type IoSource, type Reading, readMessages } from './convention.ts';
+import {
+  type Convention,
+  consumesKeys,
+  type IoSource,
+  messagesOrValue,
+  type Reading,
+  readMessages,
+} from './convention.ts';
 import {
   attributeJson,
   type Message,
   message,
   messagesShape,
   type Part,
-  parsedValueShape,
   textPart,
   toolCallPart,
   toolCallResponsePart,
@@ -105,11 +111,9 @@ function readInputFrom(attributes: readonly KeyValue[]): Reading | undefined {
   if (messagesValue === undefined && systemValue === undefined) return undefined;
   let messages: Message[] = [];
   if (messagesValue !== undefined) {
-    // Read once: messages that do not parse are kept as the value just read.
-    const json = attributeJson(messagesValue);
-    const read = readGenAiMessages(json);
-    if (read === undefined) return { value: parsedValueShape(json), consumes: consumesKeys(inputKey) };
-    messages = read;
+    const read = messagesOrValue(messagesValue, readGenAiMessages);
+    if (!('messages' in read)) return { value: read.asValue, consumes: consumesKeys(inputKey) };
+    messages = read.messages;
   }
   const system =
     systemValue === undefined ? [] : [message('system', readSystemInstructions(attributeJson(systemValue)))];
