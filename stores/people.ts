@@ -1,4 +1,5 @@
 import { normalizeEmail } from '../domain/people/credentials.ts';
+import type { PersonEvent } from '../domain/people/events.ts';
 import type { PersonState } from '../domain/people/person.ts';
 import type { PgPool } from '../platform/postgres.ts';
 
@@ -79,4 +80,19 @@ export async function peopleByIds(
   return new Map(
     result.rows.flatMap((row) => toPerson(row) ?? []).map((person) => [person.personId, person]),
   );
+}
+
+/**
+ * Whether the read model shows a person event yet (projections/person.ts writes it): the shell
+ * waits for this before answering, so the caller's next request (a login, the members list) sees
+ * the person.
+ */
+export async function personShows(pool: PgPool, event: PersonEvent): Promise<boolean> {
+  const person = await personById(pool, event.personId);
+  switch (event.type) {
+    case 'PersonSignedUp':
+      return person !== undefined;
+    case 'PasswordChanged':
+      return person?.passwordHash === event.passwordHash;
+  }
 }

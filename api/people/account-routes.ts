@@ -6,6 +6,7 @@ import {
   passwordField,
   personName,
 } from '../../domain/people/credentials.ts';
+import type { PersonEvent } from '../../domain/people/events.ts';
 import { newId } from '../../platform/ids.ts';
 import { claimEmail, personByEmail, personById, releaseEmail } from '../../stores/people.ts';
 import { errorResponses } from '../error-responses.ts';
@@ -87,9 +88,10 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
           ? undefined
           : decideAcceptance(commands, invitation, { personId, email }, now());
       if (!(await claimEmail(pool, email, personId))) throw emailTaken();
+      let signedUp: PersonEvent[];
       try {
         const passwordHash = await hashPassword(password);
-        await commands.person({
+        signedUp = await commands.person({
           ...personCommandMeta(personId, now()),
           type: 'SignUp',
           email,
@@ -108,6 +110,8 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
           name: org_name ?? `${name}'s org`,
           owner: personId,
         });
+      // The dashboard lists the org's members (this person by name) as soon as it has the answer.
+      await commands.untilPersonShown(signedUp);
       const csrfToken = await app.sessions.start(request, reply, personId);
       return reply.status(201).send({ data: sessionData(directory, { personId, email, name }, csrfToken) });
     },

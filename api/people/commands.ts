@@ -9,12 +9,14 @@ import type { PgPool } from '../../platform/postgres.ts';
 import { publishOrgEvents } from '../../producers/org.ts';
 import { publishPersonEvents } from '../../producers/person.ts';
 import type { EventProducer } from '../../producers/producer.ts';
+import { personShows } from '../../stores/people.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { ApiError, Unavailable } from '../errors.ts';
 
 // The shell of the people surface's commands: decide against the API's own view of the org (the
 // directory, folded from the org stream), publish, and wait until the directory has applied the
-// events, so the caller's next request (a key just made, a member just removed) sees them.
+// events, so the caller's next request (a key just made, a member just removed) sees them. A
+// person's events are waited for in the people read model the same way (`untilPersonShown`).
 
 /** How each refusal of the org decider is answered; `param` where one field is at fault. */
 const refusalStatus: Record<OrgCommandRefused['code'], number> = {
@@ -51,6 +53,7 @@ export class PeopleCommands {
   constructor(
     private readonly directory: OrgDirectory,
     private readonly producer: EventProducer,
+    private readonly pool: PgPool,
     /** How long a command waits for its events to come back through the org stream. */
     private readonly appliedWithinMs = 5_000,
   ) {}
@@ -75,15 +78,32 @@ export class PeopleCommands {
     return events;
   }
 
+  /**
+   * Publishes what the person command decides. Kept apart from `untilPersonShown` because a
+   * failure here means nothing was recorded (sign-up gives its email claim back), and a wait that
+   * runs out does not.
+   */
   async person(command: PersonCommand, state?: PersonState): Promise<PersonEvent[]> {
     const events = decidePerson(command, state);
     await publishPersonEvents(this.producer, events);
     return events;
   }
 
-  private async untilApplied(eventId: string): Promise<void> {
+  /** Waits until the people read model shows the events (a person just signed up can log in). */
+  async untilPersonShown(events: PersonEvent[]): Promise<void> {
+    const last = events.at(-1);
+    if (last) await this.untilVisible('the people read model', () => personShows(this.pool, last));
+  }
+
+  private untilApplied(eventId: string): Promise<void> {
+    return this.untilVisible('the org stream to bring the change back', () =>
+      this.directory.hasApplied(eventId),
+    );
+  }
+
+  private async untilVisible(awaited: string, visible: () => boolean | Promise<boolean>): Promise<void> {
     try {
-      await waitFor('the org stream to bring the change back', () => this.directory.hasApplied(eventId), {
+      await waitFor(awaited, visible, {
         timeoutMs: this.appliedWithinMs,
         intervalMs: 10,
         maxIntervalMs: 100,

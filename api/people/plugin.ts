@@ -36,7 +36,7 @@ export const peoplePlugin: FastifyPluginAsyncZod<PeopleDeps> = async (
   const deps = {
     pool,
     directory,
-    commands: new PeopleCommands(directory, producer),
+    commands: new PeopleCommands(directory, producer, pool),
     now: now ?? (() => new Date()),
     keysLoaded: ready,
   };

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AdminDeps } from '../../api/admin/commands.ts';
 import { type ApiDeps, buildApi } from '../../api/app.ts';
 import { followOrgStream, OrgDirectory, type OrgFollower } from '../../api/auth/org-directory.ts';
+import type { ConsumerGroupId } from '../../consumers/groups.ts';
 import { allProjections } from '../../consumers/projections.ts';
 import { type RunningConsumer, runConsumer } from '../../consumers/runtime.ts';
 import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
@@ -51,6 +52,8 @@ export async function startTestPlatform(
     clock?: ApiDeps['clock'];
     /** The dashboard's built files, served under / (api/dashboard/plugin.ts). */
     dashboardRoot?: ApiDeps['dashboardRoot'];
+    /** Awaited before a group writes each batch: a test holds a read model back with it. */
+    beforeProject?: Partial<Record<ConsumerGroupId, () => Promise<void>>>;
   } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
@@ -58,8 +61,19 @@ export async function startTestPlatform(
   const producer = await createEventProducer('orrery-test');
   const consumers: RunningConsumer[] = [];
   if (options.consumers ?? true) {
-    for (const projection of Object.values(allProjections({ pool, clickhouse }))) {
-      consumers.push(await runConsumer(projection, { registry: producer.registry, producer, logger }));
+    for (const [groupId, projection] of Object.entries(allProjections({ pool, clickhouse }))) {
+      const before = options.beforeProject?.[groupId as ConsumerGroupId];
+      const project: typeof projection.project = async (batch, group) => {
+        await before?.();
+        return projection.project(batch, group);
+      };
+      consumers.push(
+        await runConsumer(before ? { ...projection, project } : projection, {
+          registry: producer.registry,
+          producer,
+          logger,
+        }),
+      );
     }
   }
   const directory = new OrgDirectory();

@@ -7,8 +7,12 @@ import { asPerson, loggedIn, password, signUp, uniqueEmail } from './given.ts';
 // the real stack: the person stream and the org stream projected, sessions in Postgres.
 
 let platform: TestPlatform;
+/** While set, the people read model writes nothing until it settles. */
+let peopleHeldUntil: Promise<void> | undefined;
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  platform = await startTestPlatform({
+    beforeProject: { 'orrery-person-postgres': async () => peopleHeldUntil },
+  });
 });
 afterAll(() => platform.stop());
 
@@ -19,17 +23,6 @@ const login = (email: string, secret: string, headers: Record<string, string> = 
     payload: { email, password: secret },
     headers,
   });
-
-/** Logs in once the person stream's projection has the person (a moment after sign-up). */
-const loginWhenProjected = (email: string) =>
-  eventually(
-    async () => {
-      const answer = await login(email, password);
-      return answer.statusCode === 401 ? undefined : answer;
-    },
-    5_000,
-    'the person in the read model',
-  );
 
 describe('sign-up', () => {
   it('creates the person, their own org with them as owner, and a session in an httpOnly SameSite cookie', async () => {
@@ -57,6 +50,52 @@ describe('sign-up', () => {
       person: { id: person.personId, name: 'Grace' },
       orgs: person.orgs,
     });
+  });
+
+  it('answers once the person can be seen: the members list names them, and they can log in', async () => {
+    // Asked at once, as the dashboard does on the page sign-up opens.
+    const person = await signUp(platform.api, { name: 'Barbara' });
+    const members = await asPerson(platform.api, person, 'GET', `/api/orgs/${person.orgs[0]!.id}/members`);
+    expect(members.statusCode, members.body).toBe(200);
+    expect(members.json().data.members).toEqual([
+      expect.objectContaining({ person_id: person.personId, name: 'Barbara', email: person.email }),
+    ]);
+    expect((await login(person.email, password)).statusCode).toBe(200);
+  });
+
+  it('answers 503 when the people read model does not show the person within 5 s; they can log in once it does', async () => {
+    const held = Promise.withResolvers<void>();
+    peopleHeldUntil = held.promise;
+    const email = uniqueEmail('frances');
+    try {
+      const answer = await platform.api.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: { email, name: 'Frances', password },
+      });
+      expect(answer.statusCode, answer.body).toBe(503);
+      expect(answer.json().error).toMatchObject({ code: 'unavailable' });
+      expect(answer.cookies).toEqual([]);
+    } finally {
+      peopleHeldUntil = undefined;
+      held.resolve();
+    }
+    // Recorded all the same: the email stays claimed, and the person logs in once projected.
+    const retried = await platform.api.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email, name: 'Frances', password },
+    });
+    expect(retried.statusCode).toBe(409);
+    const login200 = await eventually(
+      async () => {
+        const answer = await login(email, password);
+        return answer.statusCode === 200 ? answer : undefined;
+      },
+      5_000,
+      'the person in the read model',
+    );
+    expect(loggedIn(login200).orgs).toHaveLength(1);
   });
 
   it('refuses an email already taken, in any case, naming the field', async () => {
@@ -102,7 +141,7 @@ describe('sign-up', () => {
 describe('login and logout', () => {
   it('logs in with the password, refuses a wrong one or an unknown email alike, and logs out', async () => {
     const person = await signUp(platform.api);
-    const answer = await loginWhenProjected(person.email);
+    const answer = await login(person.email, password);
     expect(answer.statusCode, answer.body).toBe(200);
     const second = loggedIn(answer);
     expect(second.cookie).not.toBe(person.cookie);
@@ -157,6 +196,6 @@ describe('login and logout', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another account from the same address is not held back by this one's limit.
     const other = await signUp(platform.api);
-    expect((await loginWhenProjected(other.email)).statusCode).toBe(200);
+    expect((await login(other.email, password)).statusCode).toBe(200);
   });
 });
