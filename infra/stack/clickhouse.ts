@@ -83,11 +83,17 @@ export function threadsNamed(pid: number, name: string): number[] {
     .map(Number);
 }
 
-/** Sets the server's merge threads to `mergeThreadNiceness`; returns how many it set. */
-export function lowerMergePriority(pid: number): number {
-  const threads = threadsNamed(pid, mergeThreadName);
-  for (const tid of threads) setPriority(tid, mergeThreadNiceness);
-  return threads.length;
+/** Sets the server's merge threads to `mergeThreadNiceness` (on every start or reuse: idempotent). */
+function lowerMergePriority(pid: number): void {
+  for (const tid of threadsNamed(pid, mergeThreadName)) {
+    try {
+      setPriority(tid, mergeThreadNiceness);
+    } catch (error) {
+      // A thread that ended since it was listed (the server stopping) needs no priority.
+      // os.setPriority throws a SystemError carrying the errno's name in `info`.
+      if ((error as { info?: { code?: string } }).info?.code !== 'ESRCH') throw error;
+    }
+  }
 }
 
 /** Where the local stack's server listens and keeps its files. */
