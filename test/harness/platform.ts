@@ -63,17 +63,16 @@ export async function startTestPlatform(
   if (options.consumers ?? true) {
     for (const [groupId, projection] of Object.entries(allProjections({ pool, clickhouse }))) {
       const before = options.beforeProject?.[groupId as ConsumerGroupId];
-      const project: typeof projection.project = async (batch, group) => {
-        await before?.();
-        return projection.project(batch, group);
-      };
-      consumers.push(
-        await runConsumer(before ? { ...projection, project } : projection, {
-          registry: producer.registry,
-          producer,
-          logger,
-        }),
-      );
+      const run: Projection<unknown> = before
+        ? {
+            ...projection,
+            async project(batch, group) {
+              await before();
+              return projection.project(batch, group);
+            },
+          }
+        : projection;
+      consumers.push(await runConsumer(run, { registry: producer.registry, producer, logger }));
     }
   }
   const directory = new OrgDirectory();
