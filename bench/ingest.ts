@@ -24,7 +24,7 @@ import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { benchResource, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
 import { startPlatformProcesses } from './platform-process.ts';
-import { cpuBetween, cpuLine, readCpu } from './process-cpu.ts';
+import { cpuBetween, cpuLine, readCpu, stolenMs } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -115,6 +115,7 @@ try {
   let latestMs = 0;
   let lagPeak = 0;
   const cpuBefore = readCpu();
+  const stolenBefore = stolenMs();
   const started = performance.now();
   const stopAt = started + seconds * 1000;
   /** Batches kept whole (nothing refused): the sampler asks ClickHouse for their last trace. */
@@ -218,6 +219,7 @@ try {
     lagWatcher(),
   ]);
   const cpuSpent = cpuBetween(cpuBefore, readCpu());
+  const stolen = stolenMs() - stolenBefore;
   const lagAfter = await consumerLag(admin, spansGroupId, topics.spans.name);
   const phasesAfter = await ingestPhases(platform.baseUrl);
   const elapsed = (performance.now() - started) / 1000;
@@ -246,7 +248,7 @@ try {
     `  ${spansGroupId} lag (messages of ${topics.spans.name} not yet committed): highest while sending ${lagPeak}, once every sample was queryable ${lagAfter}`,
   );
   console.log(`  ${phasesLine(phasesBefore, phasesAfter)}`);
-  console.log(`  ${cpuLine(cpuSpent, accepted, 'spans', elapsed)}, until every sample was queryable`);
+  console.log(`  until every sample was queryable, ${cpuLine(cpuSpent, accepted, 'spans', elapsed, stolen)}`);
 } finally {
   await platform.stop();
   await producer.disconnect();

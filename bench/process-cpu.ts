@@ -27,6 +27,17 @@ export type CpuReading = Map<number, { part: Part; ms: number }>;
 // Clock ticks are USER_HZ, 100 a second on Linux whatever the kernel's own rate.
 const ticksToMs = 10;
 
+/**
+ * The CPU time the host ran other guests while this machine's cores were waiting to run (steal,
+ * all cores together) so far, in ms. On a shared host it moves a run's rates and latencies by a
+ * third from one minute to the next, so each bench prints it beside its figures.
+ */
+export function stolenMs(): number {
+  // The first line sums all cores: cpu user nice system idle iowait irq softirq steal ...
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+  return Number(fields[8] ?? 0) * ticksToMs;
+}
+
 /** CPU time (user + system) of one process so far, in ms. */
 export function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -67,11 +78,21 @@ export function cpuBetween(before: CpuReading, after: CpuReading): [Part, number
   return [...byPart].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]);
 }
 
-/** One line: each part's CPU per 1,000 units of work and the cores it kept busy over the run. */
-export function cpuLine(spent: [Part, number][], units: number, unitName: string, seconds: number): string {
+/**
+ * One line: each part's CPU per 1,000 units of work and the cores it kept busy over the run, and
+ * when given, the cores the host took meanwhile (`stolenMs` over the run).
+ */
+export function cpuLine(
+  spent: [Part, number][],
+  units: number,
+  unitName: string,
+  seconds: number,
+  stolen?: number,
+): string {
   const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
   const perThousand = (ms: number) => ((ms / units) * 1000).toFixed(0);
   const cores = (ms: number) => (ms / 1000 / seconds).toFixed(2);
   const each = spent.map(([part, ms]) => `${part} ${perThousand(ms)} ms (${cores(ms)})`);
-  return `CPU per 1,000 ${unitName} (cores busy): ${each.join(', ')}; all ${perThousand(total)} ms (${cores(total)})`;
+  const host = stolen === undefined ? '' : `; taken by the host (steal): ${cores(stolen)} cores`;
+  return `CPU per 1,000 ${unitName} (cores busy): ${each.join(', ')}; all ${perThousand(total)} ms (${cores(total)})${host}`;
 }

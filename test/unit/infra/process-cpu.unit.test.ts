@@ -1,6 +1,13 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { type CpuReading, cpuBetween, cpuLine, processCpuMs, readCpu } from '../../../bench/process-cpu.ts';
+import {
+  type CpuReading,
+  cpuBetween,
+  cpuLine,
+  processCpuMs,
+  readCpu,
+  stolenMs,
+} from '../../../bench/process-cpu.ts';
 
 describe("the benches' CPU by part", () => {
   it('counts what each part spent in between, a process started in between whole', () => {
@@ -34,6 +41,18 @@ describe("the benches' CPU by part", () => {
         10,
       ),
     ).toBe('CPU per 1,000 spans (cores busy): clickhouse 60 ms (0.60), api 30 ms (0.30); all 90 ms (0.90)');
+  });
+
+  it('prints the cores the host took over the run beside them, when given', () => {
+    expect(cpuLine([['api', 3000]], 100_000, 'spans', 10, 2500)).toBe(
+      'CPU per 1,000 spans (cores busy): api 30 ms (0.30); all 30 ms (0.30); taken by the host (steal): 0.25 cores',
+    );
+  });
+
+  it("reads the host's steal as a count that only grows", () => {
+    const first = stolenMs();
+    expect(Number.isInteger(first) && first >= 0).toBe(true);
+    expect(stolenMs()).toBeGreaterThanOrEqual(first);
   });
 
   it('reads a real process by its command line, and its CPU as it spends it', async () => {
