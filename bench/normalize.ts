@@ -23,11 +23,11 @@ const eventType = valueType('spans');
 const phases = { decode: [] as number[], normalize: [] as number[], encode: [] as number[] };
 /**
  * The same phases in this thread's CPU time, summed over the measured rounds: the wall time above
- * also counts what the host took from the core (steal) and other processes' turns, which move it
- * by a third from one minute to the next on a shared host; the CPU time is the work itself. The
- * kernel brings a thread's CPU time up to date only at its scheduler tick (4 ms), longer than a
- * phase, so one round's reading is off by up to a tick: a median of them means nothing, but the
- * errors average out over hundreds of rounds, so the mean holds.
+ * also counts what the host took from the core (steal) and other processes' turns, the CPU time
+ * does not. Where both move together from one run to the next, the cores themselves ran slower.
+ * The kernel brings a thread's CPU time up to date only at its scheduler tick (4 ms here), longer
+ * than a phase, so one round's reading is off by up to a tick: a median of them means nothing,
+ * but the errors average out over hundreds of rounds, so the mean holds.
  */
 const cpuPhases = { decode: 0, normalize: 0, encode: 0 };
 const cpuMs = () => {

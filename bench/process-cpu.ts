@@ -29,8 +29,8 @@ const ticksToMs = 10;
 
 /**
  * The CPU time the host ran other guests while this machine's cores were waiting to run (steal,
- * all cores together) so far, in ms. On a shared host it moves a run's rates and latencies by a
- * third from one minute to the next, so each bench prints it beside its figures.
+ * all cores together) so far, in ms. A run with steal had less of the cores than its CPU line
+ * shows, so each bench prints it beside its figures.
  */
 export function stolenMs(): number {
   // The first line sums all cores: cpu user nice system idle iowait irq softirq steal ...
