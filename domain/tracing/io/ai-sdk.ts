@@ -16,13 +16,21 @@
 import { z } from 'zod';
 import { findAttribute } from '../attributes.ts';
 import type { KeyValue } from '../otlp.ts';
-import { type Convention, messagesParser, type Reading, readMessages, readValue } from './convention.ts';
+import {
+  type Convention,
+  consumesKeys,
+  messagesParser,
+  type Reading,
+  readMessages,
+  readValue,
+} from './convention.ts';
 import {
   attributeJson,
   json,
   knownParts,
   message,
   messagesShape,
+  parsedValueShape,
   type ToolCallPart,
   textPart,
   toolCallPart,
@@ -111,8 +119,11 @@ function readResponse(attributes: readonly KeyValue[]): Reading | undefined {
   const text = findAttribute(attributes, textKey);
   const calls = findAttribute(attributes, toolCallsKey);
   if (text === undefined && calls === undefined) return undefined;
-  const parsedCalls = toolCalls.safeParse(calls === undefined ? [] : attributeJson(calls));
-  if (!parsedCalls.success) return readValue(attributes, toolCallsKey);
+  const callsJson = calls === undefined ? [] : attributeJson(calls);
+  const parsedCalls = toolCalls.safeParse(callsJson);
+  // Calls in another shape are kept as sent, read once: `{ value }` of the JSON parsed above.
+  if (!parsedCalls.success)
+    return { value: parsedValueShape(callsJson), consumes: consumesKeys(toolCallsKey) };
   const textParts = text?.kind === 'string' && text.value !== '' ? [textPart(text.value)] : [];
   return {
     value: messagesShape([message('assistant', [...textParts, ...parsedCalls.data])]),

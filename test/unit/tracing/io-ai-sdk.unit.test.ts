@@ -190,6 +190,11 @@ describe('AI SDK output', () => {
     ],
     ['ai.toolCall.result', { 'ai.toolCall.result': '{"c":24}' }, { value: { c: 24 } }],
     ['malformed tool calls as the string', { 'ai.response.toolCalls': '[{' }, { value: '[{' }],
+    [
+      'tool calls in another shape as their JSON, beside a text',
+      { 'ai.response.text': 'Checking.', 'ai.response.toolCalls': '{"calls":1}' },
+      { value: { calls: 1 } },
+    ],
   ])('%s', (_, values, output) => {
     expect(readInputOutput({ attributes: attrs(values), events: [] }).output).toEqual(output);
   });
