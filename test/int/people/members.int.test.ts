@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enableTracing, grantCredit, tracingRequests } from '../../../api/admin/commands.ts';
+import { loadOrg } from '../../../stores/org.ts';
 import { type ModelServer, scriptedModel, startModelServer } from '../../harness/model-server.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { asPerson, type LoggedIn, signUp, uniqueEmail } from './given.ts';
@@ -257,6 +258,9 @@ describe('the Playground', () => {
   it('asks for a title with the session (and its CSRF token); the request log shows it without a key', async () => {
     const owner = await signUp(platform.api);
     const orgId = orgOf(owner);
+    // Sign-up waited for the API's directory; the operator's commands read the consumers'
+    // Postgres read model, which may bring the new org a moment later.
+    await eventually(async () => loadOrg(platform.pool, orgId), 5_000, 'the org in the read model');
     await grantCredit(platform.admin, orgId, 100, 'playground');
     await eventually(async () => (platform.directory.hasCredit(orgId) ? true : undefined), 5_000, 'credit');
     const models = await asPerson(platform.api, owner, 'GET', '/api/inference/models');
