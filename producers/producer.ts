@@ -45,11 +45,11 @@ export interface EventProducer {
 
 export interface SendOptions {
   /**
-   * The caller gathered these records itself (an admission group's span events, one per
-   * partition): they go out at once instead of lingering for other callers' records, which would
-   * only delay them.
+   * Out at once instead of lingering for other callers' records, which would only delay these:
+   * the caller gathered them itself (an admission group's span events, one per partition), or
+   * answers a person who waits on the acknowledgement (a title's usage event).
    */
-  gathered?: boolean;
+  atOnce?: boolean;
 }
 
 /** A record of a stream; `partition` when the publisher placed it, else Kafka places it by its key. */
@@ -195,7 +195,7 @@ export async function createEventProducer(
   let flushing = false;
   /**
    * librdkafka sends at once, disregarding linger.ms, while a flush is under way, and a flush
-   * waits for every record in flight, so one at a time covers every gathered send meanwhile: each
+   * waits for every record in flight, so one at a time covers every at-once send meanwhile: each
    * holds a libuv thread (a gzip'd request body inflates on those) until Kafka answers or the
    * caller's wait is over. The flush's own outcome is the sends' to report.
    */
@@ -210,7 +210,7 @@ export async function createEventProducer(
       });
   }
 
-  async function deliver(topic: string, messages: OutgoingMessage[], gathered = false): Promise<void> {
+  async function deliver(topic: string, messages: OutgoingMessage[], atOnce = false): Promise<void> {
     if (closed) throw new PublishFailed('the producer is closed');
     let timer: NodeJS.Timeout | undefined;
     const callerWait = new Promise<never>((_, reject) => {
@@ -223,7 +223,7 @@ export async function createEventProducer(
       const instance = await producer();
       try {
         const sent = instance.send({ topic, messages });
-        if (gathered) flushOnce(instance);
+        if (atOnce) flushOnce(instance);
         await sent;
       } catch (error) {
         replaceAfterFatal(instance, error);
@@ -264,10 +264,10 @@ export async function createEventProducer(
         // Undefined: the binding takes it as unassigned, and librdkafka's partitioner places the key.
         partition: record.partition,
       }));
-      await deliver(topics[stream].name, messages, options.gathered);
+      await deliver(topics[stream].name, messages, options.atOnce);
     },
     async sendRaw(topic, messages, options = {}) {
-      if (messages.length > 0) await deliver(topic, messages, options.gathered);
+      if (messages.length > 0) await deliver(topic, messages, options.atOnce);
     },
     async disconnect() {
       closed = true;

@@ -31,14 +31,14 @@ function placed(event: SpanEvent, partitionCount: number): PlacedSpanEvent[] {
 }
 
 /**
- * Keyed by org: the partition, not the key, places a span event. Sent at once (`gathered`): an
+ * Keyed by org: the partition, not the key, places a span event. Sent at once (`atOnce`): an
  * admission group is already one message per partition.
  */
 function sendPlaced(producer: EventProducer, events: PlacedSpanEvent[]): Promise<void> {
   return producer.send(
     'spans',
     events.map(({ partition, event }) => ({ key: event.orgId, partition, value: spanEventToWire(event) })),
-    { gathered: true },
+    { atOnce: true },
   );
 }
 

@@ -157,8 +157,10 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           latencyMs: modelReply.latencyMs,
         };
         try {
-          // Acknowledged, or failed, within the caller's wait (ORRERY_PUBLISH_TIMEOUT_MS).
-          await publishUsage(opts.producer, [event]);
+          // Acknowledged, or failed, within the caller's wait (ORRERY_PUBLISH_TIMEOUT_MS). At once,
+          // not after the producer's 5 ms linger: at 500 titles a second that took the overhead's
+          // p99 from 10.6 to 7-9.5 ms (bench/inference), for about 18% more CPU per request.
+          await publishUsage(opts.producer, [event], { atOnce: true });
         } catch (error) {
           request.log.error({ err: error, requestId: event.requestId }, 'inference: usage not acknowledged');
           throw inferenceApiError('usage_unavailable', { headers: { 'retry-after': '5' } });

@@ -139,21 +139,21 @@ it('refuses a SpansReceived whose traces fall on two partitions, sending nothing
   await expect(publishSpanEvents(producer, [mixed])).rejects.toThrow(/more than one partition/);
 });
 
-it('sends gathered records at once, without lingering for other callers', async () => {
+it('sends at-once records without lingering for other callers', async () => {
   // Lingering longer than the caller waits: a send that lingered would fail with PublishFailed.
-  const lingering = await createEventProducer('orrery-test-producer-gathered', {
+  const lingering = await createEventProducer('orrery-test-producer-at-once', {
     settings: { ...config().kafka, timeouts: { requestMs: 1000, deliveryMs: 30_000, callerMs: 10_000 } },
     lingerMs: 20_000,
   });
   try {
     const marker = randomUUID();
-    await lingering.sendRaw(topic, [{ key: 'k', value: Buffer.from(marker) }], { gathered: true });
+    await lingering.sendRaw(topic, [{ key: 'k', value: Buffer.from(marker) }], { atOnce: true });
     const read = await readTopic(topic, (messages) => messages.some((m) => m.value.toString() === marker));
     expect(read.filter((message) => message.value.toString() === marker)).toHaveLength(1);
     // Two at once: the one flush under way covers the second too.
     await Promise.all(
       ['a', 'b'].map((key) =>
-        lingering.sendRaw(topic, [{ key, value: Buffer.from(`${marker}-${key}`) }], { gathered: true }),
+        lingering.sendRaw(topic, [{ key, value: Buffer.from(`${marker}-${key}`) }], { atOnce: true }),
       ),
     );
   } finally {
