@@ -158,8 +158,9 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
         };
         try {
           // Acknowledged, or failed, within the caller's wait (ORRERY_PUBLISH_TIMEOUT_MS). At once,
-          // not after the producer's 5 ms linger: at 500 titles a second that took the overhead's
-          // p99 from 10.6 to 7-9.5 ms (bench/inference), for about 18% more CPU per request.
+          // not after the producer's 5 ms linger: at 500 titles a second, in four alternating pairs
+          // of bench/inference runs, the overhead's p99 went from 9.7-11.3 ms to 7.0-9.5 ms, for
+          // 17-20% more CPU per request.
           await publishUsage(opts.producer, [event], { atOnce: true });
         } catch (error) {
           request.log.error({ err: error, requestId: event.requestId }, 'inference: usage not acknowledged');
