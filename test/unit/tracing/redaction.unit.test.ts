@@ -3,6 +3,7 @@ import {
   credentialDetectors,
   isCredentialKey,
   mayHoldCredential,
+  wordsOfHint,
 } from '../../../domain/tracing/credentials.ts';
 import { redactAttributeValue, redactJson, redactText } from '../../../domain/tracing/redaction.ts';
 
@@ -318,10 +319,10 @@ describe('the shortest text that can hold a credential', () => {
 });
 
 describe('mayHoldCredential', () => {
-  // It searches lower-cased text with every hint's alternatives grouped by their first character:
-  // it must find exactly what the hints themselves find in the lower-cased text.
+  // It runs one automaton of every hint's words, letters in any case: it must find exactly what
+  // the hints themselves find with the `i` flag (which folds no character past ASCII to a letter).
   const hintsFind = (text: string) =>
-    credentialDetectors.some(({ hint }) => new RegExp(hint.source.toLowerCase()).test(text.toLowerCase()));
+    credentialDetectors.some(({ hint }) => new RegExp(hint.source, 'i').test(text));
   const samples = [
     'a plain sentence with nothing to hide',
     'Authorization: Bearer abc',
@@ -334,6 +335,9 @@ describe('mayHoldCredential', () => {
     '-----BEGIN RSA PRIVATE KEY-----',
     'pwd pass secret key token auth credential cookie basic',
     'ke y to ken pa ss _liv_ gh_ xox- ?x=1 :/ /',
+    // The Kelvin sign and the long s lower-case to ASCII letters, but no hint's `i` matches them.
+    '\u212Aey \u017Fecret',
+    'pa\u00DFword t\u00F6ken',
   ];
   it.each(samples)('agrees with the hints on %j', (text) => {
     expect(mayHoldCredential(text)).toBe(hintsFind(text));
@@ -346,5 +350,36 @@ describe('mayHoldCredential', () => {
           const text = sample.slice(start, end);
           expect(mayHoldCredential(text), text).toBe(hintsFind(text));
         }
+  });
+
+  it("agrees with the hints on texts made of pieces of the hints' words, in mixed case", () => {
+    const words = credentialDetectors.flatMap(({ hint }) => wordsOfHint(hint.source));
+    const characters = `${[...new Set(words.join(''))].join('')}XYZé\u212A`;
+    // A fixed linear congruential sequence: the same texts on every run.
+    let seed = 12345;
+    const below = (bound: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * bound);
+    };
+    const piece = () => {
+      if (below(2) === 0) return characters[below(characters.length)]!;
+      const word = words[below(words.length)]!;
+      // Often a whole word, else a part of one: a near miss, or half of a word that the next piece
+      // may complete.
+      const start = below(3) === 0 ? 0 : below(word.length);
+      const cut =
+        start === 0 && below(2) === 0 ? word : word.slice(start, start + 1 + below(word.length - start));
+      return [...cut].map((char) => (below(2) === 0 ? char.toUpperCase() : char)).join('');
+    };
+    let found = 0;
+    for (let round = 0; round < 20_000; round += 1) {
+      const text = Array.from({ length: 1 + below(5) }, piece).join('');
+      const expected = hintsFind(text);
+      expect(mayHoldCredential(text), text).toBe(expected);
+      if (expected) found += 1;
+    }
+    // Both answers were drawn often enough to mean something.
+    expect(found).toBeGreaterThan(1_000);
+    expect(found).toBeLessThan(19_000);
   });
 });

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { wordsOfHint } from '../../../domain/tracing/credentials.ts';
+import { WordAutomaton } from '../../../domain/tracing/word-automaton.ts';
+
+// What the automaton must answer, the slow way: letters A–Z folded, then a plain search per word.
+const asciiLowerCase = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+const naivelyFound = (words: readonly string[], text: string) =>
+  words.some((word) => asciiLowerCase(text).includes(asciiLowerCase(word)));
+
+describe('WordAutomaton', () => {
+  it.each([
+    [['abcd', 'bc'], 'xabcx', true], // a word inside a longer word's path: found through its suffix
+    [['abcd', 'bc'], 'abd', false],
+    [['she', 'he', 'hers'], 'ushers', true],
+    [['sk-ant-', 'sk-'], 'task-list', true],
+    [['token'], 'a TOKEN', true], // letters in any case
+    [['token'], 'toke', false],
+    [['token'], '', false],
+    [['key'], 'ke\u00e9y', false], // a character past ASCII is in no word
+    [['key'], '\u212Aey', false], // the Kelvin sign is not k, as with a regex's i flag
+    [['a?b'], 'xA?B', true], // punctuation is a character like any other
+  ])('%j in %j: %s', (words, text, found) => {
+    expect(new WordAutomaton(words).foundIn(text)).toBe(found);
+  });
+
+  it('finds nothing with no words', () => {
+    expect(new WordAutomaton([]).foundIn('anything')).toBe(false);
+  });
+
+  it('refuses an empty word and one past ASCII', () => {
+    expect(() => new WordAutomaton(['ok', ''])).toThrow('a word must be ASCII and not empty: ""');
+    expect(() => new WordAutomaton(['caf\u00e9'])).toThrow('a word must be ASCII and not empty');
+  });
+
+  it('agrees with a plain search on random words and texts over a small alphabet', () => {
+    // A fixed linear congruential sequence: the same cases on every run.
+    let seed = 7;
+    const below = (bound: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * bound);
+    };
+    const drawn = (alphabet: string, length: number) =>
+      Array.from({ length }, () => alphabet[below(alphabet.length)]).join('');
+    let found = 0;
+    for (let round = 0; round < 300; round += 1) {
+      const words = Array.from({ length: 1 + below(6) }, () => drawn('abc', 1 + below(4)));
+      const automaton = new WordAutomaton(words);
+      for (let text = 0; text < 30; text += 1) {
+        const sample = drawn('abcABd', below(10));
+        const expected = naivelyFound(words, sample);
+        expect(automaton.foundIn(sample), `${JSON.stringify(words)} in ${sample}`).toBe(expected);
+        if (expected) found += 1;
+      }
+    }
+    expect(found).toBeGreaterThan(900);
+    expect(found).toBeLessThan(8_100);
+  });
+});
+
+describe('wordsOfHint', () => {
+  it.each([
+    ['PRIVATE KEY', ['PRIVATE KEY']],
+    ['AKIA|ASIA', ['AKIA', 'ASIA']],
+    ['[?&](?:pass|id_)', ['?pass', '?id_', '&pass', '&id_']],
+    ['gh[pousr]_|github_pat_', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_']],
+    ['hooks\\.slack\\.com', ['hooks.slack.com']],
+    ['_(?:live|test)_', ['_live_', '_test_']],
+  ])('%s', (source, words) => {
+    expect(wordsOfHint(source)).toEqual(words);
+  });
+
+  it.each([
+    ['sk-[abc]+', 'a hint repeats nothing'],
+    ['ab?', 'a hint repeats nothing'],
+    ['\\d', 'a hint escapes punctuation only'],
+    ['[a-z]', "a hint's class lists characters"],
+    ['(ab)', "a hint's groups are (?:…)"],
+    ['a.b', "a hint's characters are literal"],
+  ])('refuses %s', (source, message) => {
+    expect(() => wordsOfHint(source)).toThrow(message);
+  });
+});
