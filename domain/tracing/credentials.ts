@@ -265,6 +265,7 @@ export function wordsOfHint(source: string): string[] {
       if (!source.startsWith('(?:', at)) throw new Error(`a hint's groups are (?:…): ${source}`);
       at += 3;
       const inner = alternatives();
+      if (source[at] !== ')') throw new Error(`a hint's group is not closed: ${source}`);
       at += 1;
       return inner;
     }
@@ -272,7 +273,9 @@ export function wordsOfHint(source: string): string[] {
     at += 1;
     return [char];
   };
-  return alternatives();
+  const words = alternatives();
+  if (at < source.length) throw new Error(`a hint closes a group it did not open: ${source}`);
+  return words;
 }
 
 const hintWords = new WordAutomaton(credentialDetectors.flatMap(({ hint }) => wordsOfHint(hint.source)));

@@ -76,6 +76,8 @@ describe('wordsOfHint', () => {
     ['[a-z]', "a hint's class lists characters"],
     ['(ab)', "a hint's groups are (?:…)"],
     ['a.b', "a hint's characters are literal"],
+    ['(?:ab', "a hint's group is not closed"],
+    ['ab)c', 'a hint closes a group it did not open'],
   ])('refuses %s', (source, message) => {
     expect(() => wordsOfHint(source)).toThrow(message);
   });
