@@ -47,7 +47,7 @@ export interface SendOptions {
   /**
    * Out at once instead of lingering for other callers' records, which would only delay these:
    * the caller gathered them itself (an admission group's span events, one per partition), or
-   * answers a person who waits on the acknowledgement (a title's usage event).
+   * answers a caller who waits on the acknowledgement (a title's usage event).
    */
   atOnce?: boolean;
 }
