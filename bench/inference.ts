@@ -13,7 +13,7 @@ import { createEventProducer } from '../producers/producer.ts';
 import { refusedBaseUrl } from '../test/harness/model-server.ts';
 import { projectUsageUntilCaughtUp } from './catch-up.ts';
 import { percentile } from './machine.ts';
-import { cpuBetween, cpuLine, processCpuMs, readCpu, stolenMs } from './process-cpu.ts';
+import { cpuBetween, cpuLine, processCpuMs, readCpu } from './process-cpu.ts';
 
 // The title endpoint under a fixed offered rate (open loop): requests per second, and the time
 // the service adds over the model's own (response time − latency_ms), p50 and p99. It starts
@@ -230,11 +230,9 @@ async function measuredRun(index: number): Promise<RunFigures> {
   loop.enable();
   const apiCpuBefore = processCpuMs(api.pid!);
   const cpuBefore = readCpu();
-  const stolenBefore = stolenMs();
   const { outcomes, seconds, dropped } = await offer(total, rate);
   const apiCpu = processCpuMs(api.pid!) - apiCpuBefore;
   const cpuSpent = cpuBetween(cpuBefore, readCpu());
-  const stolen = stolenMs() - stolenBefore;
   loop.disable();
   const ok = outcomes.filter((o) => o.status === 200);
   const statuses = new Map<number, number>();
@@ -251,7 +249,7 @@ async function measuredRun(index: number): Promise<RunFigures> {
     `  API process CPU: ${(apiCpu / outcomes.length).toFixed(2)} ms per request (${((apiCpu / 1000 / seconds) * 100).toFixed(0)}% of one core); load generator's event-loop delay p99 ${ms(loop.percentile(99) / 1e6)}`,
     `  overhead at the client (response − latency_ms): p50 ${ms(percentile(overhead, 50))}, p99 ${ms(percentile(overhead, 99))}, max ${ms(overhead.at(-1) ?? Number.NaN)}`,
     `  overhead in the service (Server-Timing service − model): p50 ${ms(percentile(serviceOverhead, 50))}, p99 ${ms(percentile(serviceOverhead, 99))}`,
-    `  ${cpuLine(cpuSpent, outcomes.length, 'requests', seconds, stolen)}`,
+    `  ${cpuLine(cpuSpent, outcomes.length, 'requests', seconds)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return { overheadP99: percentile(overhead, 99), serviceOverheadP99: percentile(serviceOverhead, 99) };

@@ -24,7 +24,7 @@ import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { benchResource, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
 import { startPlatformProcesses } from './platform-process.ts';
-import { cpuBetween, cpuLine, readCpu, stolenMs } from './process-cpu.ts';
+import { cpuBetween, cpuLine, readCpu } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -115,7 +115,6 @@ try {
   let latestMs = 0;
   let lagPeak = 0;
   const cpuBefore = readCpu();
-  const stolenBefore = stolenMs();
   const started = performance.now();
   const stopAt = started + seconds * 1000;
   /** Batches kept whole (nothing refused): the sampler asks ClickHouse for their last trace. */
@@ -219,7 +218,6 @@ try {
     lagWatcher(),
   ]);
   const cpuSpent = cpuBetween(cpuBefore, readCpu());
-  const stolen = stolenMs() - stolenBefore;
   const lagAfter = await consumerLag(admin, spansGroupId, topics.spans.name);
   const phasesAfter = await ingestPhases(platform.baseUrl);
   const elapsed = (performance.now() - started) / 1000;
@@ -248,7 +246,7 @@ try {
     `  ${spansGroupId} lag (messages of ${topics.spans.name} not yet committed): highest while sending ${lagPeak}, once every sample was queryable ${lagAfter}`,
   );
   console.log(`  ${phasesLine(phasesBefore, phasesAfter)}`);
-  console.log(`  until every sample was queryable, ${cpuLine(cpuSpent, accepted, 'spans', elapsed, stolen)}`);
+  console.log(`  until every sample was queryable, ${cpuLine(cpuSpent, accepted, 'spans', elapsed)}`);
 } finally {
   await platform.stop();
   await producer.disconnect();

@@ -33,7 +33,7 @@ import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { machineLine } from './machine.ts';
 import { buildPeerBinaries, peerVersions } from './peer-binaries.ts';
 import { startPlatformProcesses } from './platform-process.ts';
-import { cpuBetween, cpuLine, type Part, readCpu, stolenMs } from './process-cpu.ts';
+import { type CpuSpent, cpuBetween, cpuLine, type Part, readCpu } from './process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -397,10 +397,8 @@ interface Measured {
   seconds: number;
   lostSpans: number;
   failedRequests: number;
-  /** Each part's CPU while counting, in ms. */
-  cpu: [Part, number][];
-  /** The CPU time the host took from the machine's cores while counting, in ms (steal). */
-  stolenMs: number;
+  /** Each part's CPU while counting, in ms, and what the host took meanwhile. */
+  cpu: CpuSpent;
 }
 
 const spansPerSecond = (measured: Measured) => measured.spans / measured.seconds;
@@ -408,16 +406,15 @@ const spansPerSecond = (measured: Measured) => measured.spans / measured.seconds
 /** Several runs of one side as one: their spans over their seconds, their CPU added up. */
 function pooled(runs: Measured[]): Measured {
   const cpu = new Map<Part, number>();
-  for (const run of runs) for (const [part, ms] of run.cpu) cpu.set(part, (cpu.get(part) ?? 0) + ms);
-  const sum = (field: 'spans' | 'seconds' | 'lostSpans' | 'failedRequests' | 'stolenMs') =>
+  for (const run of runs) for (const [part, ms] of run.cpu.byPart) cpu.set(part, (cpu.get(part) ?? 0) + ms);
+  const sum = (field: 'spans' | 'seconds' | 'lostSpans' | 'failedRequests') =>
     runs.reduce((total, run) => total + run[field], 0);
   return {
     spans: sum('spans'),
     seconds: sum('seconds'),
     lostSpans: sum('lostSpans'),
     failedRequests: sum('failedRequests'),
-    cpu: [...cpu],
-    stolenMs: sum('stolenMs'),
+    cpu: { byPart: [...cpu], stolenMs: runs.reduce((total, run) => total + run.cpu.stolenMs, 0) },
   };
 }
 
@@ -464,11 +461,9 @@ async function measure(target: Target, workers: number): Promise<Measured> {
     const from = performance.now();
     const before = await target.counts();
     const cpuBefore = readCpu();
-    const stolenBefore = stolenMs();
     await sleep(from + seconds * 1000 - performance.now());
     const to = performance.now();
     const cpuAfter = readCpu();
-    const stolen = stolenMs() - stolenBefore;
     const after = await target.counts();
     generators.forEach((generator, index) => {
       if (exited(generator))
@@ -492,7 +487,6 @@ async function measure(target: Target, workers: number): Promise<Measured> {
       spans: after.accepted - before.accepted,
       seconds: (to - from) / 1000,
       cpu: cpuBetween(cpuBefore, cpuAfter),
-      stolenMs: stolen,
       lostSpans: after.lostSpans - before.lostSpans,
       failedRequests: after.failedRequests - before.failedRequests,
     };
@@ -596,11 +590,11 @@ try {
   // Every process on the machine, by part: on shared cores what the other parts spend on each
   // span (the projections into ClickHouse, Kafka, Postgres) bounds the rate as much as the API.
   for (const { workers, peer, orrery } of rows)
-    for (const [name, { cpu, spans, seconds: counted, stolenMs: stolen }] of [
+    for (const [name, { cpu, spans, seconds: counted }] of [
       ['Collector', peer],
       ['Orrery', orrery],
     ] as const)
-      console.log(`  ${name} with ${workers} workers: ${cpuLine(cpu, spans, 'spans', counted, stolen)}`);
+      console.log(`  ${name} with ${workers} workers: ${cpuLine(cpu, spans, 'spans', counted)}`);
   // Spans lost while counting would make a rate look better or worse than it is: say so.
   for (const { workers, peer, orrery } of rows) {
     if (peer.lostSpans > 0)

@@ -21,8 +21,20 @@ const parts = [
 ] as const satisfies readonly (readonly [string, RegExp])[];
 export type Part = (typeof parts)[number][0];
 
-/** User plus system CPU of each process so far, in ms, by pid, for the processes of a part. */
-export type CpuReading = Map<number, { part: Part; ms: number }>;
+/**
+ * User plus system CPU of each process so far, in ms, by pid, for the processes of a part; and the
+ * CPU time the host has taken from the machine's cores so far (`stolenMs`).
+ */
+export interface CpuReading {
+  processes: Map<number, { part: Part; ms: number }>;
+  stolenMs: number;
+}
+
+/** Each part's CPU between two readings, in ms, largest first, and what the host took meanwhile. */
+export interface CpuSpent {
+  byPart: [Part, number][];
+  stolenMs: number;
+}
 
 // Clock ticks are USER_HZ, 100 a second on Linux whatever the kernel's own rate.
 const ticksToMs = 10;
@@ -49,50 +61,45 @@ function partOf(commandLine: string): Part | undefined {
 }
 
 export function readCpu(): CpuReading {
-  const reading: CpuReading = new Map();
+  const processes: CpuReading['processes'] = new Map();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
       const part = partOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
-      if (part) reading.set(pid, { part, ms: processCpuMs(pid) });
+      if (part) processes.set(pid, { part, ms: processCpuMs(pid) });
     } catch {
       // The process ended between the listing and the read: it is counted in neither reading.
     }
   }
-  return reading;
+  return { processes, stolenMs: stolenMs() };
 }
 
 /**
- * Each part's CPU between two readings, in ms, largest first. A process started in between counts
- * whole; one that ended in between is lost (a Postgres pool's backends and every part's main
- * process live through a run).
+ * What was spent between two readings. A process started in between counts whole; one that ended
+ * in between is lost (a Postgres pool's backends and every part's main process live through a run).
  */
-export function cpuBetween(before: CpuReading, after: CpuReading): [Part, number][] {
+export function cpuBetween(before: CpuReading, after: CpuReading): CpuSpent {
   const byPart = new Map<Part, number>();
-  for (const [pid, { part, ms }] of after) {
-    const earlier = before.get(pid);
+  for (const [pid, { part, ms }] of after.processes) {
+    const earlier = before.processes.get(pid);
     const spent = earlier?.part === part ? ms - earlier.ms : ms;
     byPart.set(part, (byPart.get(part) ?? 0) + spent);
   }
-  return [...byPart].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]);
+  return {
+    byPart: [...byPart].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]),
+    stolenMs: after.stolenMs - before.stolenMs,
+  };
 }
 
 /**
  * One line: each part's CPU per 1,000 units of work and the cores it kept busy over the run, and
- * when given, the cores the host took meanwhile (`stolenMs` over the run).
+ * the cores the host took meanwhile.
  */
-export function cpuLine(
-  spent: [Part, number][],
-  units: number,
-  unitName: string,
-  seconds: number,
-  stolen?: number,
-): string {
-  const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
+export function cpuLine(spent: CpuSpent, units: number, unitName: string, seconds: number): string {
+  const total = spent.byPart.reduce((sum, [, ms]) => sum + ms, 0);
   const perThousand = (ms: number) => ((ms / units) * 1000).toFixed(0);
   const cores = (ms: number) => (ms / 1000 / seconds).toFixed(2);
-  const each = spent.map(([part, ms]) => `${part} ${perThousand(ms)} ms (${cores(ms)})`);
-  const host = stolen === undefined ? '' : `; taken by the host (steal): ${cores(stolen)} cores`;
-  return `CPU per 1,000 ${unitName} (cores busy): ${each.join(', ')}; all ${perThousand(total)} ms (${cores(total)})${host}`;
+  const each = spent.byPart.map(([part, ms]) => `${part} ${perThousand(ms)} ms (${cores(ms)})`);
+  return `CPU per 1,000 ${unitName} (cores busy): ${each.join(', ')}; all ${perThousand(total)} ms (${cores(total)}); taken by the host (steal): ${cores(spent.stolenMs)} cores`;
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import {
   type CpuReading,
+  type CpuSpent,
   cpuBetween,
   cpuLine,
   processCpuMs,
@@ -10,42 +11,44 @@ import {
 } from '../../../bench/process-cpu.ts';
 
 describe("the benches' CPU by part", () => {
-  it('counts what each part spent in between, a process started in between whole', () => {
-    const before: CpuReading = new Map([
-      [10, { part: 'api', ms: 500 }],
-      [11, { part: 'postgres', ms: 100 }],
-      [12, { part: 'postgres', ms: 40 }],
-    ]);
-    const after: CpuReading = new Map([
-      [10, { part: 'api', ms: 800 }],
-      [11, { part: 'postgres', ms: 130 }],
-      [12, { part: 'postgres', ms: 40 }],
-      [13, { part: 'postgres', ms: 20 }],
-      [14, { part: 'clickhouse', ms: 0 }],
-    ]);
-    expect(cpuBetween(before, after)).toEqual([
-      ['api', 300],
-      ['postgres', 50],
-    ]);
+  it('counts what each part spent in between, a process started in between whole, and the steal', () => {
+    const before: CpuReading = {
+      processes: new Map([
+        [10, { part: 'api', ms: 500 }],
+        [11, { part: 'postgres', ms: 100 }],
+        [12, { part: 'postgres', ms: 40 }],
+      ]),
+      stolenMs: 1_000,
+    };
+    const after: CpuReading = {
+      processes: new Map([
+        [10, { part: 'api', ms: 800 }],
+        [11, { part: 'postgres', ms: 130 }],
+        [12, { part: 'postgres', ms: 40 }],
+        [13, { part: 'postgres', ms: 20 }],
+        [14, { part: 'clickhouse', ms: 0 }],
+      ]),
+      stolenMs: 1_250,
+    };
+    expect(cpuBetween(before, after)).toEqual({
+      byPart: [
+        ['api', 300],
+        ['postgres', 50],
+      ],
+      stolenMs: 250,
+    });
   });
 
-  it('prints each part per 1,000 units and the cores it kept busy', () => {
-    expect(
-      cpuLine(
-        [
-          ['clickhouse', 6000],
-          ['api', 3000],
-        ],
-        100_000,
-        'spans',
-        10,
-      ),
-    ).toBe('CPU per 1,000 spans (cores busy): clickhouse 60 ms (0.60), api 30 ms (0.30); all 90 ms (0.90)');
-  });
-
-  it('prints the cores the host took over the run beside them, when given', () => {
-    expect(cpuLine([['api', 3000]], 100_000, 'spans', 10, 2500)).toBe(
-      'CPU per 1,000 spans (cores busy): api 30 ms (0.30); all 30 ms (0.30); taken by the host (steal): 0.25 cores',
+  it('prints each part per 1,000 units and the cores it kept busy, and the cores the host took', () => {
+    const spent: CpuSpent = {
+      byPart: [
+        ['clickhouse', 6000],
+        ['api', 3000],
+      ],
+      stolenMs: 2500,
+    };
+    expect(cpuLine(spent, 100_000, 'spans', 10)).toBe(
+      'CPU per 1,000 spans (cores busy): clickhouse 60 ms (0.60), api 30 ms (0.30); all 90 ms (0.90); taken by the host (steal): 0.25 cores',
     );
   });
 
@@ -61,7 +64,7 @@ describe("the benches' CPU by part", () => {
     try {
       await new Promise((resolve) => child.once('spawn', resolve));
       const pid = child.pid!;
-      const first = readCpu().get(pid);
+      const first = readCpu().processes.get(pid);
       expect(first?.part).toBe('api');
       const started = processCpuMs(pid);
       for (let waited = 0; processCpuMs(pid) <= started && waited < 200; waited += 1)
