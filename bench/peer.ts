@@ -406,7 +406,11 @@ const spansPerSecond = (measured: Measured) => measured.spans / measured.seconds
 /** Several runs of one side as one: their spans over their seconds, their CPU added up. */
 function pooled(runs: Measured[]): Measured {
   const cpu = new Map<Part, number>();
-  for (const run of runs) for (const [part, ms] of run.cpu.byPart) cpu.set(part, (cpu.get(part) ?? 0) + ms);
+  let stolenMs = 0;
+  for (const run of runs) {
+    for (const [part, ms] of run.cpu.byPart) cpu.set(part, (cpu.get(part) ?? 0) + ms);
+    stolenMs += run.cpu.stolenMs;
+  }
   const sum = (field: 'spans' | 'seconds' | 'lostSpans' | 'failedRequests') =>
     runs.reduce((total, run) => total + run[field], 0);
   return {
@@ -414,7 +418,7 @@ function pooled(runs: Measured[]): Measured {
     seconds: sum('seconds'),
     lostSpans: sum('lostSpans'),
     failedRequests: sum('failedRequests'),
-    cpu: { byPart: [...cpu], stolenMs: runs.reduce((total, run) => total + run.cpu.stolenMs, 0) },
+    cpu: { byPart: [...cpu], stolenMs },
   };
 }
 

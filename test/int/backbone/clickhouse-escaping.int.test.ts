@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClickHouseClient, createClickHouse, sql } from '../../../platform/clickhouse.ts';
 import { insertRows } from '../../../platform/clickhouse-insert.ts';
 import { type ModernClickHouse, startModernClickHouse } from '../../harness/modern-clickhouse.ts';
+import { seededRandom } from '../../harness/seeded-random.ts';
 
 // The one escaping helper, against the local 18.16 and a current ClickHouse (chDB, 26.x): every
 // value of every query goes through it, so both must read back exactly what was escaped.
@@ -18,15 +19,8 @@ afterAll(async () => {
   await modern?.stop();
 });
 
-// Deterministic pseudo-random strings (a seeded generator, so a failure can be replayed) drawn
-// from the characters that break SQL literals, plus ordinary and multi-byte text.
-function generator(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
+// Deterministic pseudo-random strings (seeded, so a failure can be replayed) drawn from the
+// characters that break SQL literals, plus ordinary and multi-byte text.
 const alphabet = [
   "'",
   '\\',
@@ -68,7 +62,7 @@ function randomString(next: () => number): string {
 
 describe.each(engineNames)('on %s', (engine) => {
   it('round-trips adversarial strings through the one escaping helper', async () => {
-    const next = generator(20261122);
+    const next = seededRandom(20261122);
     const samples = Array.from({ length: 300 }, () => randomString(next));
     samples.push('', "'; DROP TABLE requests; --", '\\', "\\'", 'x'.repeat(10_000));
     for (let start = 0; start < samples.length; start += 50) {
@@ -98,7 +92,7 @@ describe.each(engineNames)('on %s', (engine) => {
       query: `CREATE TABLE ${table} (n UInt32, text Nullable(String), big UInt64) ENGINE = Memory`,
     });
     try {
-      const next = generator(20261124);
+      const next = seededRandom(20261124);
       const samples: (string | null)[] = Array.from({ length: 300 }, () => randomString(next));
       samples.push('', null, '\\N', '\\', '\t', 'x'.repeat(10_000));
       await insertRows(

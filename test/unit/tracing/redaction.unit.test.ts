@@ -6,6 +6,7 @@ import {
   wordsOfHint,
 } from '../../../domain/tracing/credentials.ts';
 import { redactAttributeValue, redactJson, redactText } from '../../../domain/tracing/redaction.ts';
+import { seededBelow } from '../../harness/seeded-random.ts';
 
 // Fake credentials are assembled at run time so no credential-shaped literal sits in the source.
 const alnum = 'aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zC';
@@ -355,12 +356,7 @@ describe('mayHoldCredential', () => {
   it("agrees with the hints on texts made of pieces of the hints' words, in mixed case", () => {
     const words = credentialDetectors.flatMap(({ hint }) => wordsOfHint(hint.source));
     const characters = `${[...new Set(words.join(''))].join('')}XYZé\u212A`;
-    // A fixed linear congruential sequence: the same texts on every run.
-    let seed = 12345;
-    const below = (bound: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return Math.floor((seed / 2 ** 31) * bound);
-    };
+    const below = seededBelow(12345);
     const piece = () => {
       if (below(2) === 0) return characters[below(characters.length)]!;
       const word = words[below(words.length)]!;

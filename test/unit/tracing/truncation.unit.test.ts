@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { limits } from '../../../domain/tracing/limits.ts';
 import type { JsonValue } from '../../../domain/tracing/span.ts';
 import { cutString, fitJson } from '../../../domain/tracing/truncation.ts';
+import { seededBelow } from '../../harness/seeded-random.ts';
 
 const bytes = (text: string): number => Buffer.byteLength(text);
 const jsonBytes = (value: JsonValue): number => bytes(JSON.stringify(value));
@@ -62,11 +63,7 @@ describe('cutString', () => {
 
   it('holds its promises on random text of every width', () => {
     const alphabet = ['a', 'é', '語', '😀', '"', '\n', '\\'];
-    let seed = 7;
-    const random = (n: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
+    const random = seededBelow(7);
     for (let round = 0; round < 300; round++) {
       const text = Array.from({ length: 20 + random(400) }, () => alphabet[random(alphabet.length)]).join('');
       const max = 32 + random(600);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { wordsOfHint } from '../../../domain/tracing/credentials.ts';
 import { WordAutomaton } from '../../../domain/tracing/word-automaton.ts';
+import { seededBelow } from '../../harness/seeded-random.ts';
 
 // What the automaton must answer, the slow way: letters A–Z folded, then a plain search per word.
 const asciiLowerCase = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
@@ -33,12 +34,7 @@ describe('WordAutomaton', () => {
   });
 
   it('agrees with a plain search on random words and texts over a small alphabet', () => {
-    // A fixed linear congruential sequence: the same cases on every run.
-    let seed = 7;
-    const below = (bound: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return Math.floor((seed / 2 ** 31) * bound);
-    };
+    const below = seededBelow(7);
     const drawn = (alphabet: string, length: number) =>
       Array.from({ length }, () => alphabet[below(alphabet.length)]).join('');
     let found = 0;
