@@ -64,7 +64,6 @@ export type SpanRecord =
   | { type: 'TraceDeleted'; orgId: string; traceId: string }
   | {
       type: 'SpansReceived';
-      eventId: string;
       orgId: string;
       payload: Buffer;
       /** Where its SpansReceived or TracesReceived is in the payload. */
@@ -138,7 +137,6 @@ export function spanRecordOf(value: Buffer): SpanRecord | undefined {
   const [start, end] = body;
   return {
     type: 'SpansReceived',
-    eventId,
     orgId,
     payload,
     body: kind === 'legacy' ? { start, end, legacyTraceId: traceId } : { start, end },
@@ -194,7 +192,6 @@ export const spanColumns = [
   'scope_name',
   'scope_version',
   'size_bytes',
-  'event_id',
   'received_offset',
   'received_index',
 ] as const;
@@ -295,7 +292,6 @@ class SpanFields {
 /** What every row of one event shares. */
 interface EventRow {
   orgId: string;
-  eventId: string;
   /** The offset's low and high 32 bits. */
   offset: [number, number];
 }
@@ -314,7 +310,6 @@ export function writeSpanRows(
   const at = BigInt(offset);
   const shared: EventRow = {
     orgId: record.orgId,
-    eventId: record.eventId,
     offset: [Number(at & 0xffffffffn), Number(at >> 32n)],
   };
   const fields = new SpanFields();
@@ -435,7 +430,6 @@ function writeSpanRow(
   textColumn(out, bytes, fields, span.scopeName);
   textColumn(out, bytes, fields, span.scopeVersion);
   uint64Column(out, fields, span.sizeBytes);
-  out.string(shared.eventId);
   out.uint64(shared.offset[0], shared.offset[1]);
   out.uint32(index);
 }

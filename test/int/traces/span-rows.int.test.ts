@@ -85,7 +85,6 @@ function expected(
     scope_name: span.scopeName,
     scope_version: span.scopeVersion,
     size_bytes: String(span.sizeBytes),
-    event_id: event.eventId,
     received_offset: offset,
     received_index: index,
   };
@@ -216,7 +215,6 @@ describe('received spans as RowBinary rows, read back by ClickHouse', () => {
       model: 'm',
       input_tokens: '7',
       output_tokens: null,
-      event_id: 'e-legacy',
     });
   });
 
@@ -227,9 +225,9 @@ describe('received spans as RowBinary rows, read back by ClickHouse', () => {
       { value: spanEventBytes(one), offset: '3' },
       { value: spanEventBytes(two), offset: '4' },
     ]);
-    expect(rows.map((row) => [row.event_id, row.received_offset, row.received_index])).toEqual([
-      [one.eventId, '3', 0],
-      [two.eventId, '4', 0],
+    expect(rows.map((row) => [row.span_id, row.received_offset, row.received_index])).toEqual([
+      [one.traces[0]!.spans[0]!.spanId, '3', 0],
+      [two.traces[0]!.spans[0]!.spanId, '4', 0],
     ]);
   });
 });

@@ -24,7 +24,7 @@ function steps(events: SpanEvent[]): string {
   return spanWriteSteps(events.map((event, offset) => ({ event: spanRecord(event), offset: String(offset) })))
     .map((step) =>
       step.type === 'insert'
-        ? `+${step.events.map(({ record }) => record.eventId.slice(2).replaceAll('-', '&')).join(',')}`
+        ? `+${step.events.map(({ offset }) => events[Number(offset)]!.eventId.slice(2).replaceAll('-', '&')).join(',')}`
         : `-${step.traces.map((trace) => trace.traceId).join(',')}`,
     )
     .join(' ');
