@@ -46,14 +46,19 @@ export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
         spanIds.push(span.spanId);
       }
   let normalized: PublishedSpan[] | NormalizationFailed | undefined;
+  // The decoded request is let go once normalized: it would otherwise live as long as the request
+  // waits for its group and its answer, and every young-generation collection meanwhile would
+  // copy it.
+  let decoded: OtlpTraceRequest | undefined = request;
   const prepare = () => {
-    if (normalized) return;
+    if (normalized || !decoded) return;
     const started = performance.now();
     try {
-      normalized = normalizeRequest(request);
+      normalized = normalizeRequest(decoded);
     } catch (error) {
       normalized = new NormalizationFailed(error);
     }
+    decoded = undefined;
     ingestPhaseDuration.observe({ phase: 'normalize' }, (performance.now() - started) / 1000);
   };
   return {

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
 import { ingestPhaseDuration } from '../../platform/metrics.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
@@ -10,7 +10,7 @@ import { decodeJson } from './decode-json.ts';
 import { decodeProtobuf } from './decode-protobuf.ts';
 import { encodeExportResponse, type OtlpFormat, otlpContentTypes } from './encode.ts';
 import { OtlpError, otlpErrorFormat, toOtlpError } from './errors.ts';
-import { NormalizationFailed, pendingSpans } from './ingest.ts';
+import { NormalizationFailed, type PendingSpans, pendingSpans } from './ingest.ts';
 
 export interface OtlpOptions {
   directory: OrgDirectory;
@@ -50,27 +50,9 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
     async (request, reply) => {
       const format = parseContentType(request.headers['content-type']);
       if (!format) throw new OtlpError('unsupported_media_type', 'unsupported Content-Type');
-      const started = performance.now();
-      let body: Buffer;
-      try {
-        body = await readOtlpBody(request.raw, {
-          contentEncoding: request.headers['content-encoding'],
-          ...requestBodyLimits,
-        });
-      } catch (error) {
-        // The rest of an oversized body is not read: the connection is closed after the answer.
-        if (error instanceof OtlpError && error.code === 'payload_too_large')
-          reply.header('connection', 'close');
-        throw error;
-      }
-      const read = performance.now();
-      const decoded = decoders[format](body);
-      const parsed = performance.now();
-      ingestPhaseDuration.observe({ phase: 'read' }, (read - started) / 1000);
-      ingestPhaseDuration.observe({ phase: 'decode' }, (parsed - read) / 1000);
       // Normalized in admission, while the ledger is read, or while it waits for its org's running
       // group (ingest.ts, pendingSpans).
-      const spans = pendingSpans(decoded);
+      const spans = await receivedSpans(request, reply, format);
       let admission: Awaited<ReturnType<AdmissionQueue['admit']>> | undefined;
       if (spans.traceIds.length > 0) {
         try {
@@ -89,3 +71,32 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
     },
   );
 };
+
+/**
+ * The request's spans, read under the caps and decoded; a function of its own so that the body and
+ * the decoded request are not held by the handler while it waits for admission.
+ */
+async function receivedSpans(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  format: OtlpFormat,
+): Promise<PendingSpans> {
+  const started = performance.now();
+  let body: Buffer;
+  try {
+    body = await readOtlpBody(request.raw, {
+      contentEncoding: request.headers['content-encoding'],
+      ...requestBodyLimits,
+    });
+  } catch (error) {
+    // The rest of an oversized body is not read: the connection is closed after the answer.
+    if (error instanceof OtlpError && error.code === 'payload_too_large') reply.header('connection', 'close');
+    throw error;
+  }
+  const read = performance.now();
+  const decoded = decoders[format](body);
+  const parsed = performance.now();
+  ingestPhaseDuration.observe({ phase: 'read' }, (read - started) / 1000);
+  ingestPhaseDuration.observe({ phase: 'decode' }, (parsed - read) / 1000);
+  return pendingSpans(decoded);
+}
