@@ -51,7 +51,7 @@ export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
   // copy it.
   let decoded: OtlpTraceRequest | undefined = request;
   const prepare = () => {
-    if (normalized || !decoded) return;
+    if (!decoded) return;
     const started = performance.now();
     try {
       normalized = normalizeRequest(decoded);

@@ -25,8 +25,9 @@ const decoders: Record<OtlpFormat, (body: Buffer) => OtlpTraceRequest> = {
 
 /**
  * `POST /api/otlp/v1/traces` (001, Endpoints): auth and the tracing beta first, then the media
- * type, the body read under its caps while streaming, decoding, normalization, admission and the
- * publish; the answer, in the request's encoding, is sent once Kafka acknowledged.
+ * type, the body read under its caps (the bytes sent counted as they arrive), decoding,
+ * normalization, admission and the publish; the answer, in the request's encoding, is sent once
+ * Kafka acknowledged.
  */
 export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) => {
   app.setErrorHandler(errorHandler(otlpErrorFormat, toOtlpError));
