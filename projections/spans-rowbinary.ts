@@ -107,6 +107,8 @@ function uint64Parts(r: protobuf.Reader): [number, number] {
 
 const utf8 = new TextDecoder();
 const text = (bytes: Uint8Array, [start, end]: [number, number]) => utf8.decode(bytes.subarray(start, end));
+/** Whether a length-delimited field holds any bytes (an event id is only required, never read). */
+const isFilled = ([start, end]: [number, number]) => end > start;
 
 /**
  * A framed span event's envelope; undefined for one the projection cannot apply (no event or org
@@ -116,21 +118,21 @@ const text = (bytes: Uint8Array, [start, end]: [number, number]) => utf8.decode(
 export function spanRecordOf(value: Buffer): SpanRecord | undefined {
   const payload = value.subarray(framedPayload(value));
   const r = protobuf.Reader.create(payload);
-  let eventId = '';
+  let hasEventId = false;
   let orgId = '';
   let traceId = '';
   let kind: 'deleted' | 'legacy' | 'traces' | undefined;
   let body: [number, number] = [0, 0];
   eachField(r, 0, payload.length, (id, type) => {
     if (type !== wireType.delimited) return;
-    if (id === event.eventId) eventId = text(payload, delimited(r));
+    if (id === event.eventId) hasEventId = isFilled(delimited(r));
     else if (id === event.orgId) orgId = text(payload, delimited(r));
     else if (id === event.traceId) traceId = text(payload, delimited(r));
     else if (id === event.traceDeleted) [kind, body] = ['deleted', delimited(r)];
     else if (id === event.spansReceived) [kind, body] = ['legacy', delimited(r)];
     else if (id === event.tracesReceived) [kind, body] = ['traces', delimited(r)];
   });
-  if (!eventId || !orgId || !kind) return undefined;
+  if (!hasEventId || !orgId || !kind) return undefined;
   if (kind === 'deleted') return traceId ? { type: 'TraceDeleted', orgId, traceId } : undefined;
   if (kind === 'legacy' && !traceId) return undefined;
   if (kind === 'traces' && !everyTraceHasAnId(r, body)) return undefined;

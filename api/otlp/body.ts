@@ -48,7 +48,7 @@ export async function readOtlpBody(
   options: BodyOptions,
 ): Promise<Buffer> {
   const coding = parseContentEncoding(options.contentEncoding);
-  const sent = await collect(countSent(body, options.maxSentBytes));
+  const sent = await readSent(body, options.maxSentBytes);
   if (coding === 'gzip') return inflate(sent, options.maxInflatedBytes);
   if (sent.length > options.maxInflatedBytes) throw tooLarge('uncompressed', options.maxInflatedBytes);
   return sent;
@@ -59,30 +59,22 @@ function tooLarge(which: 'as sent' | 'uncompressed', max: number): OtlpError {
 }
 
 /**
- * Yields the source's chunks while counting them. Iterates by hand rather than with `for await`,
- * which would destroy the source (and an HTTP request's socket) when stopped early.
+ * The source's bytes, counted as they arrive: throws `payload_too_large` as soon as they pass `max`.
+ * Iterates by hand rather than with `for await`, which would destroy the source (and an HTTP
+ * request's socket) when stopped early.
  */
-async function* countSent(body: AsyncIterable<Uint8Array | string>, max: number): AsyncGenerator<Buffer> {
+async function readSent(body: AsyncIterable<Uint8Array | string>, max: number): Promise<Buffer> {
   const chunks = body[Symbol.asyncIterator]();
+  const parts: Buffer[] = [];
   let total = 0;
   for (;;) {
     const next = await chunks.next();
-    if (next.done === true) return;
+    if (next.done === true) return Buffer.concat(parts, total);
     const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : toBuffer(next.value);
     total += chunk.length;
     if (total > max) throw tooLarge('as sent', max);
-    yield chunk;
-  }
-}
-
-async function collect(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of chunks) {
-    total += chunk.length;
     parts.push(chunk);
   }
-  return Buffer.concat(parts, total);
 }
 
 /** zlib's output buffers: a typical export (a few hundred KB inflated) fills one to three. */
