@@ -14,6 +14,7 @@ import { refusedBaseUrl } from '../test/harness/model-server.ts';
 import { projectUsageUntilCaughtUp } from './catch-up.ts';
 import { percentile } from './machine.ts';
 import { cpuBetween, cpuLine, processCpuMs, readCpu } from './process-cpu.ts';
+import { speedCheck, speedLine } from './speed-check.ts';
 
 // The title endpoint under a fixed offered rate (open loop): requests per second, and the time
 // the service adds over the model's own (response time − latency_ms), p50 and p99. It starts
@@ -226,6 +227,7 @@ interface RunFigures {
 
 /** One measured run at the offered rate, printed; returns its p99s for the summary. */
 async function measuredRun(index: number): Promise<RunFigures> {
+  const speedBefore = speedCheck();
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   const apiCpuBefore = processCpuMs(api.pid!);
@@ -250,6 +252,7 @@ async function measuredRun(index: number): Promise<RunFigures> {
     `  overhead at the client (response − latency_ms): p50 ${ms(percentile(overhead, 50))}, p99 ${ms(percentile(overhead, 99))}, max ${ms(overhead.at(-1) ?? Number.NaN)}`,
     `  overhead in the service (Server-Timing service − model): p50 ${ms(percentile(serviceOverhead, 50))}, p99 ${ms(percentile(serviceOverhead, 99))}`,
     `  ${cpuLine(cpuSpent, outcomes.length, 'requests', seconds)}`,
+    `  ${speedLine(speedBefore, speedCheck())}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return { overheadP99: percentile(overhead, 99), serviceOverheadP99: percentile(serviceOverhead, 99) };

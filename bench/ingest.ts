@@ -25,6 +25,7 @@ import { benchResource, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
 import { startPlatformProcesses } from './platform-process.ts';
 import { cpuBetween, cpuLine, readCpu } from './process-cpu.ts';
+import { speedCheck, speedLine } from './speed-check.ts';
 
 const { values } = parseArgs({
   options: {
@@ -114,6 +115,7 @@ try {
   let late = 0;
   let latestMs = 0;
   let lagPeak = 0;
+  const speedBefore = speedCheck();
   const cpuBefore = readCpu();
   const started = performance.now();
   const stopAt = started + seconds * 1000;
@@ -225,6 +227,7 @@ try {
   latencies.sort((a, b) => a - b);
   visibility.sort((a, b) => a - b);
   console.log(machineLine());
+  console.log(speedLine(speedBefore, speedCheck()));
   console.log(
     `ingest: ${seconds} s, ${concurrency} concurrent exporters to ${orgCount} org(s), batches of ${batchSize} spans (protobuf, gzip)${rate === undefined ? ', each sent when the last is answered' : `, sent on a schedule of ${rate} spans/s`}`,
   );

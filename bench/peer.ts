@@ -34,6 +34,7 @@ import { machineLine } from './machine.ts';
 import { buildPeerBinaries, peerVersions } from './peer-binaries.ts';
 import { startPlatformProcesses } from './platform-process.ts';
 import { type CpuSpent, cpuBetween, cpuLine, type Part, readCpu } from './process-cpu.ts';
+import { speedCheck, speedLine } from './speed-check.ts';
 
 const { values } = parseArgs({
   options: {
@@ -540,6 +541,7 @@ try {
     pairs: { peer: Measured; orrery: Measured }[];
     phases: string;
   }[] = [];
+  const speedBefore = speedCheck();
   for (const workers of workerCounts) {
     const pairs: { peer: Measured; orrery: Measured }[] = [];
     // The API's phase metrics grow only while Orrery is sent to, so one reading spans all rounds.
@@ -568,6 +570,7 @@ try {
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
   console.log(machineLine());
+  console.log(speedLine(speedBefore, speedCheck()));
   console.log(
     `peer: telemetrygen ${peerVersions.telemetrygen} over OTLP/HTTP (protobuf), exports of ${load.batchSize} spans, ${load.childSpans + 1} spans a trace, ${processes} process(es) at niceness ${generatorNice}${autogroups ? ' (each in a scheduling group of its own, as nice)' : ''}; ${seconds} s counted per run after ${warmupSeconds} s of warm-up; ${rounds} round(s), rates over all of them`,
   );
