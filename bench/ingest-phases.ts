@@ -17,12 +17,28 @@ export async function ingestPhases(baseUrl: string): Promise<IngestPhases> {
   return phases;
 }
 
-/** The mean time of each phase between two readings, as one line. */
+/** The phases of an admitted group, one after the other on its org's line (api/otlp/org-admissions.ts). */
+const groupPhases = ['lease', 'ledger_read', 'decide', 'publish', 'ledger_write'];
+
+/**
+ * The mean time of each phase between two readings, as one line, with how many requests a group
+ * admitted and how long a group held its org's line: groups × that time, over the run's seconds,
+ * is how busy the line was (near 1 with one org, the line and not the cores is the limit).
+ */
 export function phasesLine(before: IngestPhases, after: IngestPhases): string {
-  const means = [...after].map(([phase, reading]) => {
+  const between = (phase: string) => {
+    const reading = after.get(phase) ?? { sum: 0, count: 0 };
     const earlier = before.get(phase) ?? { sum: 0, count: 0 };
-    const count = reading.count - earlier.count;
-    return `${phase} ${count === 0 ? '-' : (((reading.sum - earlier.sum) / count) * 1000).toFixed(1)} ms`;
+    return { sum: reading.sum - earlier.sum, count: reading.count - earlier.count };
+  };
+  const means = [...after.keys()].map((phase) => {
+    const { sum, count } = between(phase);
+    return `${phase} ${count === 0 ? '-' : ((sum / count) * 1000).toFixed(1)} ms`;
   });
-  return `API time per request (read, decode, normalize) and per admitted group (the rest), mean: ${means.join(', ')}`;
+  const groups = between('lease').count;
+  const line =
+    groups === 0
+      ? ''
+      : `; ${groups} groups of ${(between('decode').count / groups).toFixed(2)} requests, each holding its org's line ${((groupPhases.reduce((sum, phase) => sum + between(phase).sum, 0) / groups) * 1000).toFixed(1)} ms`;
+  return `API time per request (read, decode, normalize) and per admitted group (the rest), mean: ${means.join(', ')}${line}`;
 }
