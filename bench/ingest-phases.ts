@@ -1,5 +1,6 @@
 // Where an OTLP request's time goes in the API: its ingest phase histogram
 // (orrery_otlp_ingest_phase_seconds), read from /metrics before and after a run.
+import { groupPhases } from '../api/otlp/org-admissions.ts';
 
 export type IngestPhases = Map<string, { sum: number; count: number }>;
 
@@ -16,9 +17,6 @@ export async function ingestPhases(baseUrl: string): Promise<IngestPhases> {
   }
   return phases;
 }
-
-/** The phases of an admitted group, one after the other on its org's line (api/otlp/org-admissions.ts). */
-const groupPhases = ['lease', 'ledger_read', 'decide', 'publish', 'ledger_write'];
 
 /**
  * The mean time of each phase between two readings, as one line, with how many requests a group

@@ -18,10 +18,10 @@ import { createKafka } from '../platform/kafka.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { topics } from '../schemas/events/topics.ts';
-import { request, responseType, toProtobuf } from '../test/harness/otlp-fixtures.ts';
+import { responseType, toProtobuf } from '../test/harness/otlp-fixtures.ts';
 import { consumerLag } from './consumer-lag.ts';
 import { ingestPhases, phasesLine } from './ingest-phases.ts';
-import { benchResource, llmSpans } from './llm-spans.ts';
+import { llmRequest, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
 import { startPlatformProcesses } from './platform-process.ts';
 import { cpuBetween, cpuLine, readCpu } from './process-cpu.ts';
@@ -72,9 +72,10 @@ function batches(count: number): { body: Buffer; lastTraceId: string }[] {
   const made: { body: Buffer; lastTraceId: string }[] = [];
   for (let index = 0; index < count; index += 1) {
     const spans = llmSpans(batchSize);
-    const req = request(spans);
-    req.resourceSpans[0]!.resource.attributes = benchResource;
-    made.push({ body: gzipSync(toProtobuf(req)), lastTraceId: spans[spans.length - 1]!.traceId });
+    made.push({
+      body: gzipSync(toProtobuf(llmRequest(spans))),
+      lastTraceId: spans[spans.length - 1]!.traceId,
+    });
   }
   return made;
 }

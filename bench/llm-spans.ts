@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { KeyValue, OtlpSpan } from '../domain/tracing/otlp.ts';
+import type { KeyValue, OtlpSpan, OtlpTraceRequest } from '../domain/tracing/otlp.ts';
+import { request } from '../test/harness/otlp-fixtures.ts';
 
 // Realistic LLM spans for the benchmarks: one agent turn is an agent span, two chat generations
 // with GenAI messages, and a tool call, as an instrumented support bot would export them.
@@ -115,3 +116,10 @@ export const benchResource: KeyValue[] = [
   str('deployment.environment.name', 'bench'),
   str('telemetry.sdk.language', 'nodejs'),
 ];
+
+/** The spans as one export of the support bot's service. */
+export function llmRequest(spans: OtlpSpan[]): OtlpTraceRequest {
+  const exported = request(spans);
+  exported.resourceSpans[0]!.resource.attributes = benchResource;
+  return exported;
+}

@@ -9,16 +9,14 @@ import { normalizeRequest } from '../api/otlp/ingest.ts';
 import { encodeWire } from '../platform/registry.ts';
 import { valueType } from '../schemas/events/index.ts';
 import { spanEventToWire } from '../schemas/events/spans-mapping.ts';
-import { request, toProtobuf } from '../test/harness/otlp-fixtures.ts';
-import { benchResource, llmSpans } from './llm-spans.ts';
+import { toProtobuf } from '../test/harness/otlp-fixtures.ts';
+import { llmRequest, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
-import { stolenMs } from './process-cpu.ts';
+import { stolenMs, threadCpuMs } from './process-cpu.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' } } });
 const rounds = Number(values.rounds);
-const batch = request(llmSpans(512));
-batch.resourceSpans[0]!.resource.attributes = benchResource;
-const body = gzipSync(toProtobuf(batch));
+const body = gzipSync(toProtobuf(llmRequest(llmSpans(512))));
 const eventType = valueType('spans');
 const phases = { decode: [] as number[], normalize: [] as number[], encode: [] as number[] };
 /**
@@ -30,22 +28,18 @@ const phases = { decode: [] as number[], normalize: [] as number[], encode: [] a
  * but the errors average out over hundreds of rounds, so the mean holds.
  */
 const cpuPhases = { decode: 0, normalize: 0, encode: 0 };
-const cpuMs = () => {
-  const { user, system } = process.threadCpuUsage();
-  return (user + system) / 1000;
-};
 const stolenBefore = stolenMs();
 const runStarted = performance.now();
 
 for (let round = 0; round < rounds; round += 1) {
   const started = performance.now();
-  const startedCpu = cpuMs();
+  const startedCpu = threadCpuMs();
   const decoded = decodeProtobuf(gunzipSync(body));
   const normalizedAt = performance.now();
-  const normalizedAtCpu = cpuMs();
+  const normalizedAtCpu = threadCpuMs();
   const spans = normalizeRequest(decoded);
   const encodedAt = performance.now();
-  const encodedAtCpu = cpuMs();
+  const encodedAtCpu = threadCpuMs();
   const wire = spanEventToWire({
     type: 'SpansReceived',
     eventId: 'e',
@@ -55,7 +49,7 @@ for (let round = 0; round < rounds; round += 1) {
   });
   encodeWire(eventType, wire);
   const done = performance.now();
-  const doneCpu = cpuMs();
+  const doneCpu = threadCpuMs();
   if (round < rounds / 4) continue; // warm-up
   phases.decode.push(normalizedAt - started);
   phases.normalize.push(encodedAt - normalizedAt);

@@ -44,6 +44,12 @@ const ticksToMs = 10;
  * all cores together) so far, in ms. A run with steal had less of the cores than its CPU line
  * shows, so each bench prints it beside its figures.
  */
+/** This thread's CPU time, user and system, in ms. */
+export function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
 export function stolenMs(): number {
   // The first line sums all cores: cpu user nice system idle iowait irq softirq steal ...
   const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);

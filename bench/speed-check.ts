@@ -4,8 +4,8 @@
 // compare only beside this reading, taken before and after each run.
 import { normalizeRequest } from '../api/otlp/ingest.ts';
 import type { OtlpTraceRequest } from '../domain/tracing/otlp.ts';
-import { request } from '../test/harness/otlp-fixtures.ts';
-import { benchResource, llmSpans } from './llm-spans.ts';
+import { llmRequest, llmSpans } from './llm-spans.ts';
+import { threadCpuMs } from './process-cpu.ts';
 
 const batchSpans = 512;
 /**
@@ -18,17 +18,9 @@ const warmupRounds = 60;
 let batch: OtlpTraceRequest | undefined;
 
 function spansBatch(): OtlpTraceRequest {
-  if (!batch) {
-    batch = request(llmSpans(batchSpans));
-    batch.resourceSpans[0]!.resource.attributes = benchResource;
-  }
+  batch ??= llmRequest(llmSpans(batchSpans));
   return batch;
 }
-
-const threadCpuMs = () => {
-  const { user, system } = process.threadCpuUsage();
-  return (user + system) / 1000;
-};
 
 /** This thread's CPU time per LLM span normalized (bench/normalize's middle phase), in µs. */
 export function speedCheck(): number {

@@ -191,13 +191,17 @@ export class OrgAdmissions {
   }
 }
 
+/** A group's phases in the order they hold the org's line, as orrery_otlp_ingest_phase_seconds names them. */
+export const groupPhases = ['lease', 'ledger_read', 'decide', 'publish', 'ledger_write'] as const;
+type GroupPhase = (typeof groupPhases)[number];
+
 /** Where a group's time went: the lease, the read (with normalization), deciding, publishing, committing. */
 function observePhases(
   started: number,
   marks: { leased: number; read: number; decided: number; published: number },
   finished: number,
 ): void {
-  const phases: [string, number, number][] = [
+  const phases: [GroupPhase, number, number][] = [
     ['lease', started, marks.leased],
     ['ledger_read', marks.leased, marks.read],
     ['decide', marks.read, marks.decided],
