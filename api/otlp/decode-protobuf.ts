@@ -20,8 +20,79 @@ type Reader = protobuf.Reader;
 // ---- protobuf ----------------------------------------------------------------------------------
 // Decoded by hand over protobufjs's Reader rather than through a reflected Type: no intermediate
 // objects, ids straight to hex, fixed64 straight to bigint, about twice as fast as reflection plus
-// mapping. Tags are (field number << 3) | wire type, from the vendored schemas/otlp protos (the
-// tests encode with them); a known field with another wire type is skipped as unknown.
+// mapping. Each message's fields are named below with their numbers in the vendored schemas/otlp
+// protos (the tests encode with them); a known field with another wire type is skipped as unknown.
+
+/** The wire types OTLP's fields use (protobuf encoding); fixed64 also carries doubles. */
+const wireType = { varint: 0, fixed64: 1, delimited: 2 } as const;
+/** A field's tag as read from the wire: its number in the .proto, and its wire type. */
+const tag = (field: number, type: number) => (field << 3) | type;
+
+/** ExportTraceServiceRequest, ResourceSpans, Resource and ScopeSpans. */
+const requestFields = { resourceSpans: tag(1, wireType.delimited) } as const;
+const resourceSpansFields = {
+  resource: tag(1, wireType.delimited),
+  scopeSpans: tag(2, wireType.delimited),
+  schemaUrl: tag(3, wireType.delimited),
+} as const;
+const resourceFields = {
+  attributes: tag(1, wireType.delimited),
+  droppedAttributesCount: tag(2, wireType.varint),
+} as const;
+const scopeSpansFields = {
+  scope: tag(1, wireType.delimited),
+  spans: tag(2, wireType.delimited),
+  schemaUrl: tag(3, wireType.delimited),
+} as const;
+/** InstrumentationScope (common.proto). */
+const scopeFields = {
+  name: tag(1, wireType.delimited),
+  version: tag(2, wireType.delimited),
+  attributes: tag(3, wireType.delimited),
+} as const;
+const spanFields = {
+  traceId: tag(1, wireType.delimited),
+  spanId: tag(2, wireType.delimited),
+  traceState: tag(3, wireType.delimited),
+  parentSpanId: tag(4, wireType.delimited),
+  name: tag(5, wireType.delimited),
+  kind: tag(6, wireType.varint),
+  startTimeUnixNano: tag(7, wireType.fixed64),
+  endTimeUnixNano: tag(8, wireType.fixed64),
+  attributes: tag(9, wireType.delimited),
+  droppedAttributesCount: tag(10, wireType.varint),
+  events: tag(11, wireType.delimited),
+  droppedEventsCount: tag(12, wireType.varint),
+  links: tag(13, wireType.delimited),
+  droppedLinksCount: tag(14, wireType.varint),
+  status: tag(15, wireType.delimited),
+} as const;
+const eventFields = {
+  timeUnixNano: tag(1, wireType.fixed64),
+  name: tag(2, wireType.delimited),
+  attributes: tag(3, wireType.delimited),
+  droppedAttributesCount: tag(4, wireType.varint),
+} as const;
+const linkFields = {
+  traceId: tag(1, wireType.delimited),
+  spanId: tag(2, wireType.delimited),
+  traceState: tag(3, wireType.delimited),
+  attributes: tag(4, wireType.delimited),
+  droppedAttributesCount: tag(5, wireType.varint),
+} as const;
+const statusFields = { message: tag(2, wireType.delimited), code: tag(3, wireType.varint) } as const;
+/** KeyValue, AnyValue (a oneof), and ArrayValue and KeyValueList (one repeated field each). */
+const keyValueFields = { key: tag(1, wireType.delimited), value: tag(2, wireType.delimited) } as const;
+const anyValueFields = {
+  stringValue: tag(1, wireType.delimited),
+  boolValue: tag(2, wireType.varint),
+  intValue: tag(3, wireType.varint),
+  doubleValue: tag(4, wireType.fixed64),
+  arrayValue: tag(5, wireType.delimited),
+  kvlistValue: tag(6, wireType.delimited),
+  bytesValue: tag(7, wireType.delimited),
+} as const;
+const listFields = { values: tag(1, wireType.delimited) } as const;
 
 export function decodeProtobuf(bytes: Buffer): OtlpTraceRequest {
   const reader = protobuf.Reader.create(bytes);
@@ -29,7 +100,8 @@ export function decodeProtobuf(bytes: Buffer): OtlpTraceRequest {
     const request: OtlpTraceRequest = { resourceSpans: [] };
     while (reader.pos < reader.len) {
       const tag = reader.uint32();
-      if (tag === 10) request.resourceSpans.push(readResourceSpans(reader, delimited(reader)));
+      if (tag === requestFields.resourceSpans)
+        request.resourceSpans.push(readResourceSpans(reader, delimited(reader)));
       else skip(reader, tag);
     }
     return request;
@@ -43,9 +115,9 @@ function readResourceSpans(r: Reader, end: number): OtlpResourceSpans {
   const out = empty.resourceSpans();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) out.resource = readResource(r, delimited(r));
-    else if (tag === 18) out.scopeSpans.push(readScopeSpans(r, delimited(r)));
-    else if (tag === 26) out.schemaUrl = text(r);
+    if (tag === resourceSpansFields.resource) out.resource = readResource(r, delimited(r));
+    else if (tag === resourceSpansFields.scopeSpans) out.scopeSpans.push(readScopeSpans(r, delimited(r)));
+    else if (tag === resourceSpansFields.schemaUrl) out.schemaUrl = text(r);
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -55,8 +127,8 @@ function readResource(r: Reader, end: number): OtlpResourceSpans['resource'] {
   const out = empty.resource();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) out.attributes.push(readKeyValue(r, delimited(r), 0));
-    else if (tag === 16) out.droppedAttributesCount = r.uint32();
+    if (tag === resourceFields.attributes) out.attributes.push(readKeyValue(r, delimited(r), 0));
+    else if (tag === resourceFields.droppedAttributesCount) out.droppedAttributesCount = r.uint32();
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -66,9 +138,9 @@ function readScopeSpans(r: Reader, end: number): OtlpScopeSpans {
   const out = empty.scopeSpans();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) out.scope = readScope(r, delimited(r));
-    else if (tag === 18) out.spans.push(readSpan(r, delimited(r)));
-    else if (tag === 26) out.schemaUrl = text(r);
+    if (tag === scopeSpansFields.scope) out.scope = readScope(r, delimited(r));
+    else if (tag === scopeSpansFields.spans) out.spans.push(readSpan(r, delimited(r)));
+    else if (tag === scopeSpansFields.schemaUrl) out.schemaUrl = text(r);
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -78,9 +150,9 @@ function readScope(r: Reader, end: number): OtlpScope {
   const out = empty.scope();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) out.name = text(r);
-    else if (tag === 18) out.version = text(r);
-    else if (tag === 26) out.attributes.push(readKeyValue(r, delimited(r), 0));
+    if (tag === scopeFields.name) out.name = text(r);
+    else if (tag === scopeFields.version) out.version = text(r);
+    else if (tag === scopeFields.attributes) out.attributes.push(readKeyValue(r, delimited(r), 0));
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -91,21 +163,21 @@ function readSpan(r: Reader, end: number): OtlpSpan {
   const span = empty.span();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 74) span.attributes.push(readKeyValue(r, delimited(r), 0));
-    else if (tag === 10) span.traceId = hexId(r);
-    else if (tag === 18) span.spanId = hexId(r);
-    else if (tag === 34) span.parentSpanId = hexId(r);
-    else if (tag === 42) span.name = text(r);
-    else if (tag === 48) span.kind = spanKinds[r.int32()] ?? 0;
-    else if (tag === 57) span.startTimeUnixNano = fixed64(r);
-    else if (tag === 65) span.endTimeUnixNano = fixed64(r);
-    else if (tag === 122) span.status = readStatus(r, delimited(r));
-    else if (tag === 90) span.events.push(readEvent(r, delimited(r)));
-    else if (tag === 106) span.links.push(readLink(r, delimited(r)));
-    else if (tag === 26) span.traceState = text(r);
-    else if (tag === 80) span.droppedAttributesCount = r.uint32();
-    else if (tag === 96) span.droppedEventsCount = r.uint32();
-    else if (tag === 112) span.droppedLinksCount = r.uint32();
+    if (tag === spanFields.attributes) span.attributes.push(readKeyValue(r, delimited(r), 0));
+    else if (tag === spanFields.traceId) span.traceId = hexId(r);
+    else if (tag === spanFields.spanId) span.spanId = hexId(r);
+    else if (tag === spanFields.parentSpanId) span.parentSpanId = hexId(r);
+    else if (tag === spanFields.name) span.name = text(r);
+    else if (tag === spanFields.kind) span.kind = spanKinds[r.int32()] ?? 0;
+    else if (tag === spanFields.startTimeUnixNano) span.startTimeUnixNano = fixed64(r);
+    else if (tag === spanFields.endTimeUnixNano) span.endTimeUnixNano = fixed64(r);
+    else if (tag === spanFields.status) span.status = readStatus(r, delimited(r));
+    else if (tag === spanFields.events) span.events.push(readEvent(r, delimited(r)));
+    else if (tag === spanFields.links) span.links.push(readLink(r, delimited(r)));
+    else if (tag === spanFields.traceState) span.traceState = text(r);
+    else if (tag === spanFields.droppedAttributesCount) span.droppedAttributesCount = r.uint32();
+    else if (tag === spanFields.droppedEventsCount) span.droppedEventsCount = r.uint32();
+    else if (tag === spanFields.droppedLinksCount) span.droppedLinksCount = r.uint32();
     else skip(r, tag);
   }
   return ended(r, end, span);
@@ -115,10 +187,10 @@ function readEvent(r: Reader, end: number): OtlpEvent {
   const out = empty.event();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 9) out.timeUnixNano = fixed64(r);
-    else if (tag === 18) out.name = text(r);
-    else if (tag === 26) out.attributes.push(readKeyValue(r, delimited(r), 0));
-    else if (tag === 32) out.droppedAttributesCount = r.uint32();
+    if (tag === eventFields.timeUnixNano) out.timeUnixNano = fixed64(r);
+    else if (tag === eventFields.name) out.name = text(r);
+    else if (tag === eventFields.attributes) out.attributes.push(readKeyValue(r, delimited(r), 0));
+    else if (tag === eventFields.droppedAttributesCount) out.droppedAttributesCount = r.uint32();
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -128,11 +200,11 @@ function readLink(r: Reader, end: number): OtlpLink {
   const out = empty.link();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) out.traceId = hexId(r);
-    else if (tag === 18) out.spanId = hexId(r);
-    else if (tag === 26) out.traceState = text(r);
-    else if (tag === 34) out.attributes.push(readKeyValue(r, delimited(r), 0));
-    else if (tag === 40) out.droppedAttributesCount = r.uint32();
+    if (tag === linkFields.traceId) out.traceId = hexId(r);
+    else if (tag === linkFields.spanId) out.spanId = hexId(r);
+    else if (tag === linkFields.traceState) out.traceState = text(r);
+    else if (tag === linkFields.attributes) out.attributes.push(readKeyValue(r, delimited(r), 0));
+    else if (tag === linkFields.droppedAttributesCount) out.droppedAttributesCount = r.uint32();
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -142,8 +214,8 @@ function readStatus(r: Reader, end: number): OtlpStatus {
   const out = empty.status();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 18) out.message = text(r);
-    else if (tag === 24) out.code = statusCodes[r.int32()] ?? 0;
+    if (tag === statusFields.message) out.message = text(r);
+    else if (tag === statusFields.code) out.code = statusCodes[r.int32()] ?? 0;
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -153,8 +225,8 @@ function readKeyValue(r: Reader, end: number, depth: number): KeyValue {
   const out = empty.keyValue();
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) out.key = text(r);
-    else if (tag === 18) out.value = readAnyValue(r, delimited(r), depth);
+    if (tag === keyValueFields.key) out.key = text(r);
+    else if (tag === keyValueFields.value) out.value = readAnyValue(r, delimited(r), depth);
     else skip(r, tag);
   }
   return ended(r, end, out);
@@ -166,15 +238,15 @@ function readAnyValue(r: Reader, end: number, depth: number): AnyValue {
   let value: AnyValue = { kind: 'empty' };
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) value = { kind: 'string', value: text(r) };
-    else if (tag === 24) value = { kind: 'int', value: int64(r) };
-    else if (tag === 33) value = { kind: 'double', value: r.double() };
-    else if (tag === 16) value = { kind: 'bool', value: r.bool() };
-    else if (tag === 42)
+    if (tag === anyValueFields.stringValue) value = { kind: 'string', value: text(r) };
+    else if (tag === anyValueFields.intValue) value = { kind: 'int', value: int64(r) };
+    else if (tag === anyValueFields.doubleValue) value = { kind: 'double', value: r.double() };
+    else if (tag === anyValueFields.boolValue) value = { kind: 'bool', value: r.bool() };
+    else if (tag === anyValueFields.arrayValue)
       value = { kind: 'array', values: readList(r, delimited(r), depth + 1, readAnyValue) };
-    else if (tag === 50)
+    else if (tag === anyValueFields.kvlistValue)
       value = { kind: 'kvlist', values: readList(r, delimited(r), depth + 1, readKeyValue) };
-    else if (tag === 58) value = { kind: 'bytes', value: bytes(r) };
+    else if (tag === anyValueFields.bytesValue) value = { kind: 'bytes', value: bytes(r) };
     else skip(r, tag);
   }
   return ended(r, end, value);
@@ -190,7 +262,7 @@ function readList<T>(
   const out: T[] = [];
   while (r.pos < end) {
     const tag = r.uint32();
-    if (tag === 10) out.push(read(r, delimited(r), depth));
+    if (tag === listFields.values) out.push(read(r, delimited(r), depth));
     else skip(r, tag);
   }
   return ended(r, end, out);
