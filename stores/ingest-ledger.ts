@@ -1,4 +1,4 @@
-import type { LedgerFacts } from '../domain/tracing/admission.ts';
+import { isGoodSpanId, isGoodTraceId, type LedgerFacts } from '../domain/tracing/admission.ts';
 import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.ts';
 import { type Lease, LeaseLost, renewLeaseCte } from './admission-lease.ts';
 
@@ -6,9 +6,6 @@ import { type Lease, LeaseLost, renewLeaseCte } from './admission-lease.ts';
 // and trace-span-ids migrations), and its retention (jobs/retention.ts). The caller holds the
 // org's admission lease (admission-lease.ts); each write is one statement that renews the lease
 // and writes only if it was still held.
-
-const validTraceId = /^[0-9a-f]{32}$/;
-const validSpanId = /^[0-9a-f]{16}$/;
 
 // Ids are hex on the wire and in events, and 16- and 8-byte keys in the ledger (compact-ledger-ids
 // migration): these convert a hex span id to the bigint key and both keys back to hex.
@@ -43,19 +40,20 @@ export async function readLedger(
   pool: PgPool,
   request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
 ): Promise<TraceFacts> {
-  // Only valid ids can be stored (admission refuses the rest), and only they convert to the
-  // ledger's uuid and bigint keys. Each trace id is tested once: a request holds several spans a trace.
+  // Only good ids can be stored (admission refuses the rest, by the same rule), and only they
+  // convert to the ledger's uuid and bigint keys. Each trace id is tested once: a request holds
+  // several spans a trace.
   const validTraces = new Map<string, boolean>();
   const traceIds: string[] = [];
   const spanIds: string[] = [];
   request.traceIds.forEach((traceId, index) => {
     let valid = validTraces.get(traceId);
     if (valid === undefined) {
-      valid = validTraceId.test(traceId);
+      valid = isGoodTraceId(traceId);
       validTraces.set(traceId, valid);
     }
     const spanId = request.spanIds[index]!;
-    if (!valid || !validSpanId.test(spanId)) return;
+    if (!valid || !isGoodSpanId(spanId)) return;
     traceIds.push(traceId);
     spanIds.push(spanId);
   });

@@ -87,15 +87,15 @@ export function refusalMessage(
     .join('; ');
 }
 
-// A bad id is missing, all zeros, or not 32 (trace) or 16 (span) hex digits.
-const traceIdShape = /^[0-9a-f]{32}$/i;
-const spanIdShape = /^[0-9a-f]{16}$/i;
+// A bad id is missing, all zeros, or not 32 (trace) or 16 (span) hex digits. Both decoders give
+// ids as lowercase hex, the form the ledger keys and reads them in (stores/ingest-ledger.ts,
+// which reads this rule too).
+const traceIdShape = /^[0-9a-f]{32}$/;
+const spanIdShape = /^[0-9a-f]{16}$/;
 const allZeros = /^0+$/;
-const hasGoodIds = (s: CandidateSpan): boolean =>
-  traceIdShape.test(s.traceId) &&
-  spanIdShape.test(s.spanId) &&
-  !allZeros.test(s.traceId) &&
-  !allZeros.test(s.spanId);
+export const isGoodTraceId = (id: string): boolean => traceIdShape.test(id) && !allZeros.test(id);
+export const isGoodSpanId = (id: string): boolean => spanIdShape.test(id) && !allZeros.test(id);
+const hasGoodIds = (s: CandidateSpan): boolean => isGoodTraceId(s.traceId) && isGoodSpanId(s.spanId);
 
 // Past the year 2262 is past the int64 nanosecond range, 2262-04-11T23:47:16.854775807Z.
 const lastNanosecond = 2n ** 63n - 1n;
