@@ -39,17 +39,17 @@ export interface CpuSpent {
 // Clock ticks are USER_HZ, 100 a second on Linux whatever the kernel's own rate.
 const ticksToMs = 10;
 
-/**
- * The CPU time the host ran other guests while this machine's cores were waiting to run (steal,
- * all cores together) so far, in ms. A run with steal had less of the cores than its CPU line
- * shows, so each bench prints it beside its figures.
- */
 /** This thread's CPU time, user and system, in ms. */
 export function threadCpuMs(): number {
   const { user, system } = process.threadCpuUsage();
   return (user + system) / 1000;
 }
 
+/**
+ * The CPU time the host ran other guests while this machine's cores were waiting to run (steal,
+ * all cores together) so far, in ms. A run with steal had less of the cores than its CPU line
+ * shows, so each bench prints it beside its figures.
+ */
 export function stolenMs(): number {
   // The first line sums all cores: cpu user nice system idle iowait irq softirq steal ...
   const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
