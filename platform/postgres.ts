@@ -56,11 +56,26 @@ export function isPostgresUnreachable(error: unknown): boolean {
   );
 }
 
+export interface TransactionOptions {
+  /**
+   * Commit without waiting for the transaction's WAL to reach the disk (`synchronous_commit`
+   * off, for this transaction only). A crash of the server can then lose the last commits, those
+   * of up to three times `wal_writer_delay` (0.6 s by default), each whole or not at all; for
+   * writes whose loss the caller already survives, as when a commit fails.
+   */
+  asyncCommit?: boolean;
+}
+
 /** Runs `work` in one transaction, rolled back if it throws. */
-export async function inTransaction<T>(pool: PgPool, work: (client: PgClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: PgPool,
+  work: (client: PgClient) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    // One round trip either way: both statements go as one simple query.
+    await client.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPgPool, isPostgresUnreachable } from '../../../platform/postgres.ts';
+import { createPgPool, inTransaction, isPostgresUnreachable } from '../../../platform/postgres.ts';
 
 // A pool outlives its server ending connections (issue 11, item 1): Postgres restarting sends
 // 57P01 to every session; on a client nobody listens to, that 'error' event ends the process.
@@ -38,6 +38,21 @@ describe('createPgPool', () => {
 
       const again = await pool.query('SELECT 1 AS one');
       expect(again.rows).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('commits without waiting for the disk only in a transaction that asks, and only there', async () => {
+    const pool = createPgPool(1); // one connection, so every transaction below shares it
+    const setting = async (client: { query: (sql: string) => Promise<{ rows: unknown[] }> }) =>
+      (await client.query('SHOW synchronous_commit')).rows[0];
+    try {
+      expect(await inTransaction(pool, setting, { asyncCommit: true })).toEqual({
+        synchronous_commit: 'off',
+      });
+      expect(await inTransaction(pool, setting)).toEqual({ synchronous_commit: 'on' });
+      expect(await setting(pool)).toEqual({ synchronous_commit: 'on' });
     } finally {
       await pool.end();
     }
