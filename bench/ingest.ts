@@ -19,6 +19,7 @@ import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { topics } from '../schemas/events/topics.ts';
 import { responseType, toProtobuf } from '../test/harness/otlp-fixtures.ts';
+import { mergesBetween, mergesLine, readMergeCounters } from './clickhouse-merges.ts';
 import { consumerLag } from './consumer-lag.ts';
 import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { llmRequest, llmSpans } from './llm-spans.ts';
@@ -118,6 +119,7 @@ try {
   let lagPeak = 0;
   const speedBefore = speedCheck();
   const cpuBefore = readCpu();
+  const mergesBefore = await readMergeCounters(clickhouse);
   const started = performance.now();
   const stopAt = started + seconds * 1000;
   /** Batches kept whole (nothing refused): the sampler asks ClickHouse for their last trace. */
@@ -221,6 +223,7 @@ try {
     lagWatcher(),
   ]);
   const cpuSpent = cpuBetween(cpuBefore, readCpu());
+  const merges = mergesBetween(mergesBefore, await readMergeCounters(clickhouse));
   const lagAfter = await consumerLag(admin, spansGroupId, topics.spans.name);
   const phasesAfter = await ingestPhases(platform.baseUrl);
   const elapsed = (performance.now() - started) / 1000;
@@ -251,6 +254,7 @@ try {
   );
   console.log(`  ${phasesLine(phasesBefore, phasesAfter)}`);
   console.log(`  until every sample was queryable, ${cpuLine(cpuSpent, accepted, 'spans', elapsed)}`);
+  console.log(`  meanwhile ${mergesLine(merges)}`);
 } finally {
   await platform.stop();
   await producer.disconnect();

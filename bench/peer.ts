@@ -29,6 +29,13 @@ import { config } from '../platform/config.ts';
 import { withAdmin } from '../platform/kafka.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
+import {
+  addMerges,
+  type MergeCounters,
+  mergesBetween,
+  mergesLine,
+  readMergeCounters,
+} from './clickhouse-merges.ts';
 import { ingestPhases, phasesLine } from './ingest-phases.ts';
 import { machineLine } from './machine.ts';
 import { buildPeerBinaries, peerVersions } from './peer-binaries.ts';
@@ -400,6 +407,8 @@ interface Measured {
   failedRequests: number;
   /** Each part's CPU while counting, in ms, and what the host took meanwhile. */
   cpu: CpuSpent;
+  /** What ClickHouse inserted and merged while counting. */
+  merges: MergeCounters;
 }
 
 const spansPerSecond = (measured: Measured) => measured.spans / measured.seconds;
@@ -420,6 +429,7 @@ function pooled(runs: Measured[]): Measured {
     lostSpans: sum('lostSpans'),
     failedRequests: sum('failedRequests'),
     cpu: { byPart: [...cpu], stolenMs },
+    merges: addMerges(runs.map((run) => run.merges)),
   };
 }
 
@@ -466,9 +476,11 @@ async function measure(target: Target, workers: number): Promise<Measured> {
     const from = performance.now();
     const before = await target.counts();
     const cpuBefore = readCpu();
+    const mergesBefore = await readMergeCounters(clickhouse);
     await sleep(from + seconds * 1000 - performance.now());
     const to = performance.now();
     const cpuAfter = readCpu();
+    const mergesAfter = await readMergeCounters(clickhouse);
     const after = await target.counts();
     generators.forEach((generator, index) => {
       if (exited(generator))
@@ -492,6 +504,7 @@ async function measure(target: Target, workers: number): Promise<Measured> {
       spans: after.accepted - before.accepted,
       seconds: (to - from) / 1000,
       cpu: cpuBetween(cpuBefore, cpuAfter),
+      merges: mergesBetween(mergesBefore, mergesAfter),
       lostSpans: after.lostSpans - before.lostSpans,
       failedRequests: after.failedRequests - before.failedRequests,
     };
@@ -602,6 +615,8 @@ try {
       ['Orrery', orrery],
     ] as const)
       console.log(`  ${name} with ${workers} workers: ${cpuLine(cpu, spans, 'spans', counted)}`);
+  for (const { workers, orrery } of rows)
+    console.log(`  Orrery with ${workers} workers, while counted: ${mergesLine(orrery.merges)}`);
   // Spans lost while counting would make a rate look better or worse than it is: say so.
   for (const { workers, peer, orrery } of rows) {
     if (peer.lostSpans > 0)
