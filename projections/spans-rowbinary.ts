@@ -3,6 +3,7 @@ import { spanKinds } from '../domain/tracing/span.ts';
 import type { RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { framedPayload } from '../platform/registry.ts';
 import { valueType } from '../schemas/events/index.ts';
+import { wireType } from '../schemas/protobuf-wire.ts';
 
 // The spans topic's events as the spans projection applies them (spans-clickhouse.ts): a
 // deletion as its trace, and received spans as the protobuf bytes they came in, transcoded into
@@ -69,8 +70,6 @@ export type SpanRecord =
       /** Where its SpansReceived or TracesReceived is in the payload. */
       body: { start: number; end: number; legacyTraceId?: string };
     };
-
-const wireType = { varint: 0, fixed64: 1, delimited: 2 } as const;
 
 /** The fields of one message in [start, end): calls `field` with each one's number and wire type. */
 function eachField(

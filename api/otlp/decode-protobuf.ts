@@ -13,6 +13,7 @@ import type {
   OtlpStatus,
   OtlpTraceRequest,
 } from '../../domain/tracing/otlp.ts';
+import { wireType } from '../../schemas/protobuf-wire.ts';
 import { empty, maxValueDepth, spanKinds, statusCodes } from './decode-common.ts';
 import { OtlpError } from './errors.ts';
 
@@ -23,8 +24,6 @@ type Reader = protobuf.Reader;
 // mapping. Each message's fields are named below with their numbers in the vendored schemas/otlp
 // protos (the tests encode with them); a known field with another wire type is skipped as unknown.
 
-/** The wire types OTLP's fields use (protobuf encoding); fixed64 also carries doubles. */
-const wireType = { varint: 0, fixed64: 1, delimited: 2 } as const;
 /** A field's tag as read from the wire: its number in the .proto, and its wire type. */
 const tag = (field: number, type: number) => (field << 3) | type;
 
