@@ -30,13 +30,17 @@ export interface InputOutput {
   input: JsonValue | null;
   output: JsonValue | null;
   /** The span's attributes and events without what became input or output. */
-  attributes: KeyValue[];
-  events: OtlpEvent[];
+  attributes: readonly KeyValue[];
+  events: readonly OtlpEvent[];
 }
 
 export function readInputOutput(source: IoSource): InputOutput {
   const input = readInput(source);
   const output = readOutput(source);
+  // Most spans carry neither (a service's own spans around its model calls): their attributes and
+  // events are kept as they came rather than copied.
+  if (input === undefined && output === undefined)
+    return { input: null, output: null, attributes: source.attributes, events: source.events };
   const readings = [input, output].filter((reading) => reading !== undefined);
   return {
     input: input?.value ?? null,
