@@ -6,9 +6,8 @@ import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { decodeProtobuf } from '../api/otlp/decode-protobuf.ts';
 import { normalizeRequest } from '../api/otlp/ingest.ts';
-import { encodeWire } from '../platform/registry.ts';
-import { valueType } from '../schemas/events/index.ts';
-import { spanEventToWire } from '../schemas/events/spans-mapping.ts';
+import { frameHeader } from '../platform/registry.ts';
+import { encodeSpanEvent } from '../schemas/events/spans-encode.ts';
 import { toProtobuf } from '../test/harness/otlp-fixtures.ts';
 import { llmRequest, llmSpans } from './llm-spans.ts';
 import { machineLine, percentile } from './machine.ts';
@@ -17,7 +16,7 @@ import { stolenMs, threadCpuMs } from './process-cpu.ts';
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' } } });
 const rounds = Number(values.rounds);
 const body = gzipSync(toProtobuf(llmRequest(llmSpans(512))));
-const eventType = valueType('spans');
+const header = frameHeader(1);
 const phases = { decode: [] as number[], normalize: [] as number[], encode: [] as number[] };
 /**
  * The same phases in this thread's CPU time, summed over the measured rounds: the wall time above
@@ -40,14 +39,16 @@ for (let round = 0; round < rounds; round += 1) {
   const spans = normalizeRequest(decoded);
   const encodedAt = performance.now();
   const encodedAtCpu = threadCpuMs();
-  const wire = spanEventToWire({
-    type: 'SpansReceived',
-    eventId: 'e',
-    orgId: 'o',
-    occurredAt: new Date(),
-    traces: [{ traceId: 't', traceFirstReceivedAt: new Date(), spans }],
-  });
-  encodeWire(eventType, wire);
+  encodeSpanEvent(
+    {
+      type: 'SpansReceived',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: new Date(),
+      traces: [{ traceId: 't', traceFirstReceivedAt: new Date(), spans }],
+    },
+    header,
+  );
   const done = performance.now();
   const doneCpu = threadCpuMs();
   if (round < rounds / 4) continue; // warm-up

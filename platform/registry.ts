@@ -60,13 +60,15 @@ export async function registerSchema(
  * Written here rather than by the library, whose encoder omits the message index that other
  * Confluent-compatible consumers expect; its decoder reads both forms.
  */
+export function frameHeader(schemaId: number): Buffer {
+  const header = Buffer.alloc(6);
+  header.writeUInt32BE(schemaId, 1);
+  return header;
+}
+
+/** A payload behind its schema's frame header. */
 export function frame(schemaId: number, payload: Uint8Array): Buffer {
-  const framed = Buffer.allocUnsafe(6 + payload.length);
-  framed[0] = 0;
-  framed.writeUInt32BE(schemaId, 1);
-  framed[5] = 0;
-  framed.set(payload, 6);
-  return framed;
+  return Buffer.concat([frameHeader(schemaId), payload]);
 }
 
 /**
@@ -89,6 +91,8 @@ export function framedPayload(value: Uint8Array): number {
 export interface StreamCodec<T> {
   readonly stream: StreamName;
   readonly schemaId: number;
+  /** The frame header of every value: for a writer that puts it before the payload itself. */
+  readonly header: Buffer;
   encode(value: T): Buffer;
 }
 
@@ -125,6 +129,7 @@ export function streamCodec<T extends object>(stream: StreamName, schemaId: numb
   return {
     stream,
     schemaId,
+    header: frameHeader(schemaId),
     encode: (value: T) => frame(schemaId, encodeWire(type, value)),
   };
 }

@@ -26,6 +26,15 @@ export interface EventProducer {
     records: StreamRecord<T>[],
     options?: SendOptions,
   ): Promise<void>;
+  /**
+   * Sends values the caller wrote itself behind the stream's frame header (registered as `send`
+   * registers it): the span events, written straight from the domain (schemas/events/spans-encode.ts).
+   */
+  sendFramed(
+    stream: StreamName,
+    messages: (header: Uint8Array) => OutgoingMessage[],
+    options?: SendOptions,
+  ): Promise<void>;
   /** Sends already-encoded messages as they are: the dead-letter path keeps the original bytes. */
   sendRaw(topic: string, messages: OutgoingMessage[], options?: SendOptions): Promise<void>;
   disconnect(): Promise<void>;
@@ -265,6 +274,10 @@ export async function createEventProducer(
         partition: record.partition,
       }));
       await deliver(topics[stream].name, messages, options.atOnce);
+    },
+    async sendFramed(stream, messages, options = {}) {
+      const framed = messages((await codecFor(stream)).header);
+      if (framed.length > 0) await deliver(topics[stream].name, framed, options.atOnce);
     },
     async sendRaw(topic, messages, options = {}) {
       if (messages.length > 0) await deliver(topic, messages, options.atOnce);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ReceivedTrace, SpanEvent } from '../domain/tracing/events.ts';
 import { keyPartition } from '../platform/kafka.ts';
-import { spanEventToWire } from '../schemas/events/spans-mapping.ts';
+import { encodeSpanEvent } from '../schemas/events/spans-encode.ts';
 import type { EventProducer } from './producer.ts';
 
 /**
@@ -35,9 +35,14 @@ function placed(event: SpanEvent, partitionCount: number): PlacedSpanEvent[] {
  * admission group is already one message per partition.
  */
 function sendPlaced(producer: EventProducer, events: PlacedSpanEvent[]): Promise<void> {
-  return producer.send(
+  return producer.sendFramed(
     'spans',
-    events.map(({ partition, event }) => ({ key: event.orgId, partition, value: spanEventToWire(event) })),
+    (header) =>
+      events.map(({ partition, event }) => ({
+        key: event.orgId,
+        partition,
+        value: encodeSpanEvent(event, header),
+      })),
     { atOnce: true },
   );
 }

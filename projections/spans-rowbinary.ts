@@ -3,6 +3,13 @@ import { spanKinds } from '../domain/tracing/span.ts';
 import type { RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { framedPayload } from '../platform/registry.ts';
 import { valueType } from '../schemas/events/index.ts';
+import {
+  spanEventFields as event,
+  legacySpansReceivedFields as legacy,
+  spanFields as span,
+  traceSpansFields as trace,
+  tracesReceivedFields as traces,
+} from '../schemas/events/spans-fields.ts';
 import { wireType } from '../schemas/protobuf-wire.ts';
 
 // The spans topic's events as the spans projection applies them (spans-clickhouse.ts): a
@@ -11,54 +18,8 @@ import { wireType } from '../schemas/protobuf-wire.ts';
 // each event into objects (protobufjs, then the domain mapping) and writing TabSeparated rows
 // took about 60 % of the consumers' CPU under load. The rows are those the domain mapping
 // (schemas/events/spans-mapping.ts) and its defaults give; test/int/traces/span-rows.int.test.ts
-// holds the two to each other through ClickHouse itself. Field numbers come from spans.proto.
-
-const eventType = valueType('spans');
-const typeOf = (name: string) => eventType.lookupType(name);
-const ids = <K extends string>(type: protobuf.Type, names: readonly K[]) =>
-  Object.fromEntries(names.map((name) => [name, type.fields[name]!.id])) as Record<K, number>;
-
-const event = ids(eventType, [
-  'eventId',
-  'orgId',
-  'traceId',
-  'spansReceived',
-  'traceDeleted',
-  'tracesReceived',
-]);
-const legacy = ids(typeOf('SpansReceived'), ['traceFirstReceivedAtMs', 'spans']);
-const traces = ids(typeOf('TracesReceived'), ['traces']);
-const trace = ids(typeOf('TraceSpans'), ['traceId', 'traceFirstReceivedAtMs', 'spans']);
-const span = ids(typeOf('Span'), [
-  'spanId',
-  'parentSpanId',
-  'name',
-  'kind',
-  'otelKind',
-  'startTimeUnixNano',
-  'endTimeUnixNano',
-  'statusCode',
-  'statusMessage',
-  'model',
-  'inputTokens',
-  'outputTokens',
-  'input',
-  'output',
-  'inputTruncated',
-  'outputTruncated',
-  'sessionId',
-  'userId',
-  'serviceName',
-  'environment',
-  'attributesJson',
-  'eventsJson',
-  'linksJson',
-  'resourceAttributesJson',
-  'scopeName',
-  'scopeVersion',
-  'redactedCount',
-  'sizeBytes',
-]);
+// holds the two to each other through ClickHouse itself. Field numbers come from spans.proto
+// (schemas/events/spans-fields.ts).
 
 /** A span event as the projection applies it; received spans stay the bytes they came in. */
 export type SpanRecord =
@@ -213,7 +174,7 @@ function kindCode(bytes: Buffer, start: number, end: number): number {
 
 /** The Span fields read as 64 bits (int64, fixed64); the other varints are 32 bits or booleans. */
 const longFields = new Uint8Array(64);
-for (const field of typeOf('Span').fieldsArray)
+for (const field of valueType('spans').lookupType('Span').fieldsArray)
   if (field.id < 64 && /64$/.test(field.type)) longFields[field.id] = 1;
 
 /**

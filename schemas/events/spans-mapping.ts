@@ -2,65 +2,9 @@ import type { PublishedSpan, ReceivedTrace, SpanEvent } from '../../domain/traci
 import { type SpanKind, spanKinds } from '../../domain/tracing/span.ts';
 import { list, text, type Wire } from './wire.ts';
 
-// SpanEvent (domain) <-> orrery.spans.v1.SpanEvent (protobuf, camelCase as protobufjs reads it).
-// Optional fields are absent when null, so a missing model is not confused with an empty one.
-
-/**
- * Built as one object literal with every field, the optional ones undefined when null (protobufjs
- * skips an undefined field, as it skips an absent one): on the publish hot path, spreading each
- * optional field in cost more than encoding the span.
- */
-function spanToWire(span: PublishedSpan): Wire {
-  return {
-    spanId: span.spanId,
-    parentSpanId: span.parentSpanId,
-    name: span.name,
-    kind: span.kind,
-    otelKind: span.otelKind,
-    startTimeUnixNano: fixed64(span.startTimeUnixNano),
-    endTimeUnixNano: fixed64(span.endTimeUnixNano),
-    statusCode: span.statusCode,
-    statusMessage: span.statusMessage,
-    model: span.model ?? undefined,
-    inputTokens: span.inputTokens ?? undefined,
-    outputTokens: span.outputTokens ?? undefined,
-    input: span.input ?? undefined,
-    output: span.output ?? undefined,
-    inputTruncated: span.inputTruncated,
-    outputTruncated: span.outputTruncated,
-    sessionId: span.sessionId ?? undefined,
-    userId: span.userId ?? undefined,
-    serviceName: span.serviceName ?? undefined,
-    environment: span.environment ?? undefined,
-    attributesJson: span.attributes,
-    eventsJson: span.events,
-    linksJson: span.links,
-    resourceAttributesJson: span.resourceAttributes,
-    scopeName: span.scopeName,
-    scopeVersion: span.scopeVersion,
-    redactedCount: span.redactedCount,
-    sizeBytes: span.sizeBytes,
-  };
-}
-
-/** A fixed64 as protobufjs takes it without parsing text: its low and high 32 bits. */
-function fixed64(value: bigint): { low: number; high: number; unsigned: boolean } {
-  return { low: Number(value & 0xffffffffn), high: Number((value >> 32n) & 0xffffffffn), unsigned: true };
-}
-
-function traceToWire(trace: ReceivedTrace): Wire {
-  return {
-    traceId: trace.traceId,
-    traceFirstReceivedAtMs: trace.traceFirstReceivedAt.getTime(),
-    spans: trace.spans.map(spanToWire),
-  };
-}
-
-export function spanEventToWire(event: SpanEvent): Wire {
-  const envelope = { eventId: event.eventId, orgId: event.orgId, occurredAtMs: event.occurredAt.getTime() };
-  if (event.type === 'TraceDeleted') return { ...envelope, traceId: event.traceId, traceDeleted: {} };
-  return { ...envelope, tracesReceived: { traces: event.traces.map(traceToWire) } };
-}
+// orrery.spans.v1.SpanEvent (protobuf, camelCase as protobufjs reads it) -> SpanEvent (domain); the
+// other way is spans-encode.ts. Optional fields are absent when null, so a missing model is not
+// confused with an empty one.
 
 const optionalText = (wire: Wire, key: string) =>
   typeof wire[key] === 'string' && key in wire ? (wire[key] as string) : null;

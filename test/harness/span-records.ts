@@ -1,13 +1,16 @@
 import type { SpanEvent } from '../../domain/tracing/events.ts';
-import { encodeWire, frame } from '../../platform/registry.ts';
+import { encodeWire, frame, frameHeader } from '../../platform/registry.ts';
 import { type SpanRecord, spanRecordOf } from '../../projections/spans-rowbinary.ts';
 import { valueType } from '../../schemas/events/index.ts';
-import { spanEventToWire } from '../../schemas/events/spans-mapping.ts';
+import { encodeSpanEvent } from '../../schemas/events/spans-encode.ts';
 
-/** A span event's bytes as the producer frames them (schema id aside). */
+/**
+ * A span event's bytes as the producer writes them (schema id aside); a wire object (an event
+ * as protobufjs takes it: a legacy or a malformed one) through protobufjs.
+ */
 export function spanEventBytes(event: SpanEvent | Record<string, unknown>): Buffer {
-  const wire = 'type' in event ? spanEventToWire(event as SpanEvent) : event;
-  return frame(1, encodeWire(valueType('spans'), wire));
+  if ('type' in event) return encodeSpanEvent(event as SpanEvent, frameHeader(1));
+  return frame(1, encodeWire(valueType('spans'), event));
 }
 
 /** A span event as the spans projection applies it, read from those bytes. */

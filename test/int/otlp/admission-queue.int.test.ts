@@ -99,12 +99,12 @@ it('records nothing of a group Kafka refused, and admits its spans when they are
   let refuse = true;
   const producer: EventProducer = {
     ...platform.producer,
-    send: async (stream, records, options) => {
+    sendFramed: async (stream, messages, options) => {
       if (refuse) {
         refuse = false;
         throw new Error('Kafka refused the spans');
       }
-      return platform.producer.send(stream, records, options);
+      return platform.producer.sendFramed(stream, messages, options);
     },
   };
   const queue = newQueue({ producer });

@@ -4,12 +4,13 @@ import type { PersonEvent } from '../../../domain/people/events.ts';
 import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
 import type { ReceivedTrace, SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
-import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
+import { encodeWire, framedPayload, frameHeader, wireObjectOptions } from '../../../platform/registry.ts';
 import { valueType } from '../../../schemas/events/index.ts';
 import { orgEventFromWire, orgEventToWire } from '../../../schemas/events/org-mapping.ts';
 import { personEventFromWire, personEventToWire } from '../../../schemas/events/person-mapping.ts';
 import { sandboxEventFromWire, sandboxEventToWire } from '../../../schemas/events/sandbox-mapping.ts';
-import { spanEventFromWire, spanEventToWire } from '../../../schemas/events/spans-mapping.ts';
+import { encodeSpanEvent } from '../../../schemas/events/spans-encode.ts';
+import { spanEventFromWire } from '../../../schemas/events/spans-mapping.ts';
 import type { StreamName } from '../../../schemas/events/topics.ts';
 import { usageFromWire, usageToWire } from '../../../schemas/events/usage-mapping.ts';
 import { publishedSpan } from '../../harness/spans.ts';
@@ -19,6 +20,13 @@ function throughProtobuf(stream: StreamName, wire: Record<string, unknown>): Rec
   const type = valueType(stream);
   const bytes = encodeWire(type, wire);
   return type.toObject(type.decode(bytes), wireObjectOptions);
+}
+
+/** A span event as the producer writes it (spans-encode.ts), read by protobufjs as consumers read it. */
+function spanEventThroughBytes(event: SpanEvent): Record<string, unknown> {
+  const type = valueType('spans');
+  const bytes = encodeSpanEvent(event, frameHeader(1));
+  return type.toObject(type.decode(bytes.subarray(framedPayload(bytes))), wireObjectOptions);
 }
 
 const at = new Date('2026-11-22T10:00:00.123Z');
@@ -283,13 +291,13 @@ describe('event mappings round-trip through protobuf', () => {
         spans: [one],
       })),
     );
-    expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
+    expect(spanEventFromWire(spanEventThroughBytes(event))).toEqual(event);
   });
 
   it('reads the one-trace SpansReceived written before traces travelled together', () => {
     const event = received({ traceId: span.traceId, traceFirstReceivedAt: firstReceived, spans: [span] });
     // The span's wire form is unchanged; only the envelope around it was.
-    const current = spanEventToWire(event) as { tracesReceived: { traces: { spans: unknown[] }[] } };
+    const current = spanEventThroughBytes(event) as { tracesReceived: { traces: { spans: unknown[] }[] } };
     const legacy = {
       eventId: 'e',
       orgId: 'o',
@@ -304,12 +312,12 @@ describe('event mappings round-trip through protobuf', () => {
   });
 
   it('refuses a received trace without its id rather than storing it under none', () => {
-    const wire = spanEventToWire(received({ traceId: '', traceFirstReceivedAt: at, spans: [span] }));
-    expect(spanEventFromWire(throughProtobuf('spans', wire))).toBeUndefined();
+    const wire = spanEventThroughBytes(received({ traceId: '', traceFirstReceivedAt: at, spans: [span] }));
+    expect(spanEventFromWire(wire)).toBeUndefined();
   });
 
   it('trace deleted', () => {
     const event: SpanEvent = { type: 'TraceDeleted', eventId: 'e', orgId: 'o', traceId: 't', occurredAt: at };
-    expect(spanEventFromWire(throughProtobuf('spans', spanEventToWire(event)))).toEqual(event);
+    expect(spanEventFromWire(spanEventThroughBytes(event))).toEqual(event);
   });
 });
