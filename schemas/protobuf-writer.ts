@@ -19,6 +19,8 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
   return next;
 }
 
+const viewOf = (buffer: Buffer) => new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
+
 /**
  * Protobuf's encoding written straight into one Buffer, for the span events (spans-encode.ts).
  * protobufjs's writer queues an object per field written and replays them once the size is known:
@@ -33,11 +35,14 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
  */
 export class ProtobufWriter {
   private buffer: Buffer;
+  /** The buffer's view for fixed64s: Buffer's own writeBigUInt64LE makes two BigInts a call. */
+  private view: DataView;
   private at: number;
 
   /** Starts with `header` (a Confluent frame, say) and room for `expectedBytes` more. */
   constructor(header: Uint8Array, expectedBytes: number) {
     this.buffer = Buffer.allocUnsafe(header.length + Math.max(expectedBytes, 64));
+    this.view = viewOf(this.buffer);
     this.buffer.set(header, 0);
     this.at = header.length;
   }
@@ -90,7 +95,7 @@ export class ProtobufWriter {
       throw new RangeError(`protobuf field ${field}: ${value} does not fit a fixed64`);
     this.tag(field, wireType.fixed64);
     this.room(8);
-    this.buffer.writeBigUInt64LE(value, this.at);
+    this.view.setBigUint64(this.at, value, true);
     this.at += 8;
   }
 
@@ -127,5 +132,6 @@ export class ProtobufWriter {
     const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.at + bytes));
     this.buffer.copy(grown, 0, 0, this.at);
     this.buffer = grown;
+    this.view = viewOf(grown);
   }
 }
