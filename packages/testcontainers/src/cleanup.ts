@@ -6,11 +6,16 @@ import { getContainerRuntimeClient } from 'testcontainers';
 // there is no Ryuk to reap it).
 export const runLabel = 'org.orrery.testcontainers.run';
 
-export async function removeRun(runId: string): Promise<void> {
+export function removeRun(runId: string): Promise<void> {
+  return removeLabelled(runLabel, runId);
+}
+
+/** Removes every container, running or not, whose `label` is `value`. */
+export async function removeLabelled(label: string, value: string): Promise<void> {
   const { dockerode } = (await getContainerRuntimeClient()).container;
   const leftovers = await dockerode.listContainers({
     all: true,
-    filters: { label: [`${runLabel}=${runId}`] },
+    filters: { label: [`${label}=${value}`] },
   });
   await Promise.allSettled(
     leftovers.map((info) => dockerode.getContainer(info.Id).remove({ force: true, v: true })),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GenericContainer, Network, type StartedNetwork, Wait } from 'testcontainers';
 import { removeRun, runLabel } from './cleanup.js';
+import { startPublishing } from './published-start.js';
 import { allScopes, type Scope } from './scopes.js';
 import { defaultImages, type StackImages, stackEnvironment, startStack } from './stack.js';
 import { StartedOrrery } from './started-orrery.js';
@@ -81,24 +82,27 @@ export class OrreryContainer {
         .start();
       await provisioned.stop();
       const [api, consumers, jobs] = await Promise.all([
-        this.process(
-          images.orrery,
-          'api',
-          { ...environment, ORRERY_API_PORT: String(apiPort) },
-          network,
-          runId,
-        )
-          .withExposedPorts(apiPort)
-          .withWaitStrategy(Wait.forHttp('/readyz', apiPort))
-          .start(),
-        this.process(images.orrery, 'consumers', environment, network, runId)
-          .withExposedPorts(8090)
-          .withWaitStrategy(Wait.forHttp('/readyz', 8090))
-          .start(),
-        this.process(images.orrery, 'jobs', environment, network, runId)
-          .withExposedPorts(8091)
-          .withWaitStrategy(Wait.forHttp('/readyz', 8091))
-          .start(),
+        startPublishing(
+          this.process(
+            images.orrery,
+            'api',
+            { ...environment, ORRERY_API_PORT: String(apiPort) },
+            network,
+            runId,
+          )
+            .withExposedPorts(apiPort)
+            .withWaitStrategy(Wait.forHttp('/readyz', apiPort)),
+        ),
+        startPublishing(
+          this.process(images.orrery, 'consumers', environment, network, runId)
+            .withExposedPorts(8090)
+            .withWaitStrategy(Wait.forHttp('/readyz', 8090)),
+        ),
+        startPublishing(
+          this.process(images.orrery, 'jobs', environment, network, runId)
+            .withExposedPorts(8091)
+            .withWaitStrategy(Wait.forHttp('/readyz', 8091)),
+        ),
       ]);
       const orrery = new StartedOrrery({
         apiUrl: `http://${api.getHost()}:${api.getMappedPort(apiPort)}`,

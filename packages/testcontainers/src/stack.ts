@@ -14,6 +14,7 @@ import {
   postgresConfiguration,
   registryConfiguration,
 } from './configuration.js';
+import { startPublishing } from './published-start.js';
 
 // The stack Orrery runs on, one container per part on the caller's network, each found by the
 // others under its network alias. Either image set takes the same configuration
@@ -121,17 +122,22 @@ export async function startStack(
   if (options.kafkaHostPort !== undefined)
     kafkaPart.withExposedPorts({ container: 9094, host: options.kafkaHostPort });
   const [postgres, clickhouse, kafka] = await Promise.all([
-    part(images.postgres, postgresConfiguration, network, 'postgres', 5432, runId)
-      // Its first start makes the databases on a socket only; the port opens when it is ready.
-      .withWaitStrategy(Wait.forListeningPorts())
-      .start(),
-    part(images.clickhouse, clickhouseConfiguration, network, 'clickhouse', 8123, runId)
-      .withWaitStrategy(Wait.forHttp('/ping', 8123))
-      .start(),
-    kafkaPart.withWaitStrategy(Wait.forLogMessage(/Kafka Server started/)).start(),
+    startPublishing(
+      part(images.postgres, postgresConfiguration, network, 'postgres', 5432, runId)
+        // Its first start makes the databases on a socket only; the port opens when it is ready.
+        .withWaitStrategy(Wait.forListeningPorts()),
+    ),
+    startPublishing(
+      part(images.clickhouse, clickhouseConfiguration, network, 'clickhouse', 8123, runId).withWaitStrategy(
+        Wait.forHttp('/ping', 8123),
+      ),
+    ),
+    startPublishing(kafkaPart.withWaitStrategy(Wait.forLogMessage(/Kafka Server started/))),
   ]);
-  const registry = await part(images.registry, registryConfiguration, network, 'registry', 8080, runId)
-    .withWaitStrategy(Wait.forHttp('/apis/ccompat/v7/subjects', 8080))
-    .start();
+  const registry = await startPublishing(
+    part(images.registry, registryConfiguration, network, 'registry', 8080, runId).withWaitStrategy(
+      Wait.forHttp('/apis/ccompat/v7/subjects', 8080),
+    ),
+  );
   return { postgres, clickhouse, kafka, registry };
 }
