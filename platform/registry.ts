@@ -115,8 +115,9 @@ function convertsFields(type: protobuf.Type, seen = new Set<protobuf.Type>()): b
 
 /**
  * A wire object (from schemas/events/*-mapping.ts) as protobuf bytes. protobufjs encodes plain
- * objects directly when no enum or map needs converting; skipping `fromObject` then halves the
- * cost on the span hot path. The mappings are typed and round-trip tested.
+ * objects directly when no enum or map needs converting; skipping `fromObject` then halved the
+ * cost of the span events when they were encoded here (they have their own writer now,
+ * schemas/events/spans-encode.ts). The mappings are typed and round-trip tested.
  */
 export function encodeWire(type: protobuf.Type, value: object): Uint8Array {
   const message = convertsFields(type) ? type.fromObject(value) : (value as protobuf.Message);
@@ -126,11 +127,12 @@ export function encodeWire(type: protobuf.Type, value: object): Uint8Array {
 /** Encodes values of one stream with the schema id the registry gave its text. */
 export function streamCodec<T extends object>(stream: StreamName, schemaId: number): StreamCodec<T> {
   const type: protobuf.Type = valueType(stream);
+  const header = frameHeader(schemaId);
   return {
     stream,
     schemaId,
-    header: frameHeader(schemaId),
-    encode: (value: T) => frame(schemaId, encodeWire(type, value)),
+    header,
+    encode: (value: T) => Buffer.concat([header, encodeWire(type, value)]),
   };
 }
 
