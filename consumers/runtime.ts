@@ -56,7 +56,7 @@ export async function runConsumer<E>(
   const { groupId } = projection;
   const log = deps.logger.child({ group: groupId });
   const consumer: Consumer = groupConsumer(createKafka(`orrery-${groupId}`, deps.kafka), groupId, {
-    maxWaitMs: projection.maxWaitMs ?? 250,
+    maxWaitMs: projection.maxWaitMs,
     minBytes: projection.fetchMinBytes,
   });
   await consumer.connect();

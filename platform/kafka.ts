@@ -91,9 +91,10 @@ export function createKafka(
 
 /** How long the broker may hold a consumer's fetch, and for how many bytes. */
 export interface FetchWait {
-  maxWaitMs: number;
   /** The broker answers once it has this many bytes, or `maxWaitMs` has passed: 1 by default. */
   minBytes?: number;
+  /** The longest the broker holds a fetch short of `minBytes`: `longestFetchWaitMs` by default. */
+  maxWaitMs?: number;
 }
 
 /**
@@ -104,11 +105,17 @@ export interface FetchWait {
  * (waiting for a megabyte made a span take 600-700 ms instead of 200 to become queryable); a
  * batch holds what librdkafka prefetched while the last one was being handled, up to ten
  * thousand: large under load.
+ *
+ * With a record as `minBytes`, the broker answers a waiting fetch the moment a record lands, so
+ * the wait costs no latency (a record reached eachBatch 2.6-4.0 ms after its send with fetches of
+ * 50 ms and of 1,000 alike): it only bounds a fetch that finds nothing, and each such fetch is a
+ * round trip for the broker. Waits of 50-100 ms made the platform's idle groups send some 85
+ * fetches a second, which cost Kafka about 45 ms of CPU a second with nothing to read.
  */
 export function groupConsumer(
   kafka: Kafka,
   groupId: string,
-  { maxWaitMs, minBytes = 1 }: FetchWait,
+  { maxWaitMs = longestFetchWaitMs, minBytes = 1 }: FetchWait = {},
 ): Consumer {
   if (maxWaitMs > longestFetchWaitMs)
     throw new RangeError(`a fetch waits at most ${longestFetchWaitMs} ms; ${maxWaitMs} was asked`);

@@ -105,7 +105,6 @@ export function orgPostgresProjection(pool: PgPool): Projection<OrgEvent> {
   return {
     groupId,
     stream: 'org',
-    maxWaitMs: 100,
     from: { wire: orgEventFromWire },
     project: (batch, consumingGroup) =>
       projectOnce(pool, consumingGroup, batch, (client, event) =>

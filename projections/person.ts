@@ -33,7 +33,6 @@ export function personPostgresProjection(pool: PgPool): Projection<PersonEvent> 
   return {
     groupId,
     stream: 'person',
-    maxWaitMs: 100,
     from: { wire: personEventFromWire },
     project: (batch, consumingGroup) =>
       projectOnce(pool, consumingGroup, batch, (client, event) =>

@@ -31,8 +31,8 @@ export interface Projection<E> {
    */
   project(batch: Delivered<E>[], groupId: string): Promise<void>;
   /**
-   * The longest a fetch waits for `fetchMinBytes` (by default one record): how late a projection
-   * may learn of the first event after a quiet spell; about a second for analytics, less for state.
+   * The longest a fetch waits for `fetchMinBytes`, by default a second (groupConsumer): with more
+   * than a record's bytes, how late a projection may learn of the first events after a quiet spell.
    */
   readonly maxWaitMs?: number;
   /** The bytes a fetch waits for, up to `maxWaitMs`: by default a record's (see trickleFetchMinBytes). */

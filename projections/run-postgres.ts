@@ -183,8 +183,6 @@ export function runPostgresProjection(pool: PgPool): Projection<RunEvent> {
   return {
     groupId: runProjectionGroupId,
     stream: 'run',
-    // The API waits for its own events here, and followers read output from here: keep fetches short.
-    maxWaitMs: 50,
     from: { wire: runEventFromWire },
     project: (batch, consumingGroup) => projectOnce(pool, consumingGroup, batch, applyRunEvent),
   };

@@ -160,8 +160,6 @@ export function sandboxPostgresProjection(pool: PgPool): Projection<SandboxEvent
   return {
     groupId: sandboxProjectionGroupId,
     stream: 'sandbox',
-    // The API waits for its own events here before it answers: keep fetches short.
-    maxWaitMs: 50,
     from: { wire: sandboxEventFromWire },
     project: (batch, consumingGroup) => projectOnce(pool, consumingGroup, batch, applySandboxEvent),
   };

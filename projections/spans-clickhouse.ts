@@ -124,9 +124,6 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
   return {
     groupId: 'orrery-spans-clickhouse',
     stream: 'spans',
-    // Analytics, not state: a fetch waits up to about a second for a first record; large
-    // batches come from gathering the fetched ones into one write (below).
-    maxWaitMs: 1000,
     // Few large inserts, at most two a second: each insert is a part per table that merges
     // rewrite. Gathering only the partitions' concurrent batches left 12 inserts a second of
     // about 600 spans under one telemetrygen exporter, and ClickHouse merging 9 rows for each

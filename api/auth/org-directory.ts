@@ -137,7 +137,7 @@ export async function followOrgStream(
   });
   if (pending.size === 0) markCaughtUp();
 
-  const consumer: Consumer = groupConsumer(kafka, `orrery-api-${randomUUID()}`, { maxWaitMs: 50 });
+  const consumer: Consumer = groupConsumer(kafka, `orrery-api-${randomUUID()}`);
   await consumer.connect();
   await consumer.subscribe({ topics: [topic] });
   await consumer.run({
