@@ -66,11 +66,6 @@ export function frameHeader(schemaId: number): Buffer {
   return header;
 }
 
-/** A payload behind its schema's frame header. */
-export function frame(schemaId: number, payload: Uint8Array): Buffer {
-  return Buffer.concat([frameHeader(schemaId), payload]);
-}
-
 /**
  * Where the protobuf payload of a Confluent-framed value starts: after the magic byte, the schema
  * id and the message-index path (a zigzag varint count, then that many indexes; 0 for the

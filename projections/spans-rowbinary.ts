@@ -2,11 +2,11 @@ import protobuf from 'protobufjs';
 import { spanKinds } from '../domain/tracing/span.ts';
 import type { RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { framedPayload } from '../platform/registry.ts';
-import { valueType } from '../schemas/events/index.ts';
 import {
   spanEventFields as event,
   legacySpansReceivedFields as legacy,
   spanFields as span,
+  spanType,
   traceSpansFields as trace,
   tracesReceivedFields as traces,
 } from '../schemas/events/spans-fields.ts';
@@ -174,7 +174,7 @@ function kindCode(bytes: Buffer, start: number, end: number): number {
 
 /** The Span fields read as 64 bits (int64, fixed64); the other varints are 32 bits or booleans. */
 const longFields = new Uint8Array(64);
-for (const field of valueType('spans').lookupType('Span').fieldsArray)
+for (const field of spanType.fieldsArray)
   if (field.id < 64 && /64$/.test(field.type)) longFields[field.id] = 1;
 
 /**

@@ -22,9 +22,11 @@ export const spanEventFields = ids(eventType, [
 ]);
 /** The one-trace SpansReceived written before TracesReceived: still read, no longer written. */
 export const legacySpansReceivedFields = ids(typeOf('SpansReceived'), ['traceFirstReceivedAtMs', 'spans']);
+/** The Span message: its fields' numbers below, and their types for readers that need them. */
+export const spanType = typeOf('Span');
 export const tracesReceivedFields = ids(typeOf('TracesReceived'), ['traces']);
 export const traceSpansFields = ids(typeOf('TraceSpans'), ['traceId', 'traceFirstReceivedAtMs', 'spans']);
-export const spanFields = ids(typeOf('Span'), [
+export const spanFields = ids(spanType, [
   'spanId',
   'parentSpanId',
   'name',

@@ -1,7 +1,6 @@
 import type { SpanEvent } from '../../domain/tracing/events.ts';
-import { encodeWire, frame, frameHeader } from '../../platform/registry.ts';
+import { frameHeader, streamCodec } from '../../platform/registry.ts';
 import { type SpanRecord, spanRecordOf } from '../../projections/spans-rowbinary.ts';
-import { valueType } from '../../schemas/events/index.ts';
 import { encodeSpanEvent } from '../../schemas/events/spans-encode.ts';
 
 /**
@@ -10,7 +9,7 @@ import { encodeSpanEvent } from '../../schemas/events/spans-encode.ts';
  */
 export function spanEventBytes(event: SpanEvent | Record<string, unknown>): Buffer {
   if ('type' in event) return encodeSpanEvent(event as SpanEvent, frameHeader(1));
-  return frame(1, encodeWire(valueType('spans'), event));
+  return streamCodec('spans', 1).encode(event);
 }
 
 /** A span event as the spans projection applies it, read from those bytes. */
