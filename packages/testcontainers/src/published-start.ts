@@ -6,7 +6,8 @@ import { removeLabelled } from './cleanup.js';
 // picked for it. Podman picks one by binding port 0 and letting it go when the container is made,
 // and binds it again when the container starts; a connection made in between (the files are
 // copied in meanwhile) can take it as its own local port, and the start fails with "address
-// already in use" (Docker says "port is already allocated"). Each try is given a new port; the
+// already in use" (Docker says "port is already allocated"). Each try is given a new port, unless
+// the caller fixed it (Kafka's, when asked for one): then the tries find it still taken. The
 // container of a failed try is removed, so the network can be removed once the run stops.
 
 const attemptLabel = 'org.orrery.testcontainers.attempt';
