@@ -4,11 +4,12 @@ import { logger } from '../platform/logger.ts';
 import { poll } from '../platform/poll.ts';
 import type { Projection } from './projection.ts';
 import { type SpanRecord, spanColumns, spanRecordOf, writeSpanRows } from './spans-rowbinary.ts';
+import { traceFragmentColumns } from './trace-fragments-rowbinary.ts';
 
-// Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql), and through its
-// materialized views, in the same INSERT, the trace list's `trace_fragments` (0003) and the
-// analytics' `span_facts` (0004). Received spans are written as RowBinary rows transcoded from
-// the event's bytes (spans-rowbinary.ts).
+// Span events → ClickHouse `spans` (infra/migrations/clickhouse/0002_spans.sql) and, through its
+// materialized view, in the same INSERT, the analytics' `span_facts` (0004); then the trace list's
+// `trace_fragments` (0003, 0007), one row per trace of each event. Both are RowBinary rows
+// transcoded from the event's bytes (spans-rowbinary.ts, trace-fragments-rowbinary.ts).
 //
 // A batch is applied in the topic's order as alternating steps: the spans received up to the next
 // deletion in one insert, then the deletions in one `ALTER TABLE … DELETE`, and so on; a batch
@@ -18,7 +19,7 @@ import { type SpanRecord, spanColumns, spanRecordOf, writeSpanRows } from './spa
 // a replay rebuilds the same rows. (The ingest refuses spans of a trace deleted in the last 24 h,
 // so such later spans only come from a trace sent again after that.)
 //
-// A deletion is one mutation per table, `spans` and the two tables its views write.
+// A deletion is one mutation per table: `spans`, `span_facts` and `trace_fragments`.
 //
 // Redelivery: an insert adds copies that every read counts once (spans and span_facts collapse on
 // the span's identity, a trace's fragments are read with aggregates a copy cannot change); a
@@ -54,7 +55,7 @@ export function spanWriteSteps(batch: readonly { event: SpanRecord; offset: stri
   return steps;
 }
 
-/** `spans` and the tables its materialized views write, which a deletion mutates alike. */
+/** `spans` and the tables written beside it, which a deletion mutates alike. */
 const spanTables = ['spans', 'trace_fragments', 'span_facts'] as const;
 
 const mutationPollMs = 100;
@@ -73,14 +74,26 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
   const idleWriters: RowBinaryWriter[] = [];
   const keptWriterBytes = 64 * 1024 * 1024;
 
+  const takeWriter = () => idleWriters.pop() ?? new RowBinaryWriter();
+  const giveBack = (writer: RowBinaryWriter) => {
+    writer.clear();
+    if (writer.capacity <= keptWriterBytes) idleWriters.push(writer);
+  };
+
+  /**
+   * The spans' rows, then their traces' fragments. A failure between the two is retried as a
+   * whole: the spans written again are copies every read counts once, and so are the fragments.
+   */
   async function insert(events: ReceivedAt[]): Promise<void> {
-    const rows = idleWriters.pop() ?? new RowBinaryWriter();
+    const rows = takeWriter();
+    const fragments = takeWriter();
     try {
-      for (const { record, offset } of events) writeSpanRows(record, offset, rows);
+      for (const { record, offset } of events) writeSpanRows(record, offset, rows, fragments);
       await insertRowBinary(clickhouse, 'spans', spanColumns, rows.bytes());
+      await insertRowBinary(clickhouse, 'trace_fragments', traceFragmentColumns, fragments.bytes());
     } finally {
-      rows.clear();
-      if (rows.capacity <= keptWriterBytes) idleWriters.push(rows);
+      giveBack(rows);
+      giveBack(fragments);
     }
   }
 

@@ -1,16 +1,16 @@
 import protobuf from 'protobufjs';
-import { spanKinds } from '../domain/tracing/span.ts';
 import type { RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { framedPayload } from '../platform/registry.ts';
 import {
   spanEventFields as event,
   legacySpansReceivedFields as legacy,
   spanFields as span,
-  spanType,
   traceSpansFields as trace,
   tracesReceivedFields as traces,
 } from '../schemas/events/spans-fields.ts';
 import { wireType } from '../schemas/protobuf-wire.ts';
+import { SpanFields } from './span-wire-fields.ts';
+import { TraceFragment } from './trace-fragments-rowbinary.ts';
 
 // The spans topic's events as the spans projection applies them (spans-clickhouse.ts): a
 // deletion as its trace, and received spans as the protobuf bytes they came in, transcoded into
@@ -158,134 +158,51 @@ export const spanColumns = [
   'received_index',
 ] as const;
 
-/** The kind column's Enum8 values (0002_spans.sql), in spanKinds' order, and each kind's bytes. */
-const kindBytes = spanKinds.map((kind) => Buffer.from(kind));
-const spanKindCode = spanKinds.indexOf('span') + 1;
-
-/** The Enum8 value of the kind whose UTF-8 bytes are there; `span` for any other (as spanFromWire). */
-function kindCode(bytes: Buffer, start: number, end: number): number {
-  for (let index = 0; index < kindBytes.length; index += 1) {
-    const kind = kindBytes[index]!;
-    if (kind.length === end - start && bytes.compare(kind, 0, kind.length, start, end) === 0)
-      return index + 1;
-  }
-  return spanKindCode;
-}
-
-/** The Span fields read as 64 bits (int64, fixed64); the other varints are 32 bits or booleans. */
-const longFields = new Uint8Array(64);
-for (const field of spanType.fieldsArray)
-  if (field.id < 64 && /64$/.test(field.type)) longFields[field.id] = 1;
-
-/**
- * One span's fields as read: where each text is, each number (low and high 32 bits), and which
- * fields were there. Read without an allocation per field: this runs for every span consumed.
- */
-class SpanFields {
-  readonly starts = new Int32Array(64);
-  readonly ends = new Int32Array(64);
-  readonly lows = new Uint32Array(64);
-  readonly highs = new Uint32Array(64);
-  /** The span a field was last read for: a field is present when it equals `current`. */
-  readonly seen = new Uint32Array(64);
-  current = 0;
-
-  read(r: protobuf.Reader, start: number, end: number): void {
-    this.current += 1;
-    r.pos = start;
-    while (r.pos < end) {
-      const tag = r.uint32();
-      const id = tag >>> 3;
-      const type = tag & 7;
-      if (id >= 64) {
-        r.skipType(type);
-        continue;
-      }
-      if (type === wireType.delimited) {
-        const length = r.uint32();
-        this.starts[id] = r.pos;
-        this.ends[id] = r.pos + length;
-        r.pos += length;
-      } else if (type === wireType.fixed64) {
-        this.lows[id] = r.fixed32();
-        this.highs[id] = r.fixed32();
-      } else if (type === wireType.varint && longFields[id]) this.varint64(r, id);
-      else if (type === wireType.varint) {
-        this.lows[id] = r.uint32();
-        this.highs[id] = 0;
-      } else {
-        r.skipType(type);
-        continue;
-      }
-      this.seen[id] = this.current;
-    }
-    if (r.pos !== end) throw new Error('a field runs past its message');
-  }
-
-  /** A 64-bit varint into the field's low and high 32 bits, without making a Long. */
-  private varint64(r: protobuf.Reader, id: number): void {
-    const bytes = r.buf;
-    let low = 0;
-    let high = 0;
-    for (let shift = 0; ; shift += 7) {
-      if (r.pos >= r.len || shift > 63) throw new Error('a varint runs past its message');
-      const byte = bytes[r.pos++]!;
-      if (shift < 28) low |= (byte & 0x7f) << shift;
-      else if (shift === 28) {
-        low |= (byte & 0x0f) << 28;
-        high |= (byte & 0x7f) >>> 4;
-      } else high |= (byte & 0x7f) << (shift - 32);
-      if (byte < 0x80) break;
-    }
-    this.lows[id] = low >>> 0;
-    this.highs[id] = high >>> 0;
-  }
-
-  has(id: number): boolean {
-    return this.seen[id] === this.current;
-  }
-
-  /** A number field; 0 when absent. */
-  number(id: number): number {
-    return this.has(id) ? this.lows[id]! : 0;
-  }
-}
-
 /** What every row of one event shares. */
 interface EventRow {
-  orgId: string;
+  /** The org id's UTF-8 bytes, made once: a row copies them rather than encoding a string. */
+  orgId: Buffer;
   /** The offset's low and high 32 bits. */
   offset: [number, number];
 }
 
 /**
  * Appends the rows of a SpansReceived's spans, numbered in the order sent across its traces (with
- * the offset, the order the trace's spans came in); returns how many.
+ * the offset, the order the trace's spans came in), and with `fragments` each trace's fragment
+ * (trace-fragments-rowbinary.ts); returns how many spans.
  */
 export function writeSpanRows(
   record: Extract<SpanRecord, { type: 'SpansReceived' }>,
   offset: string,
   out: RowBinaryWriter,
+  fragments?: RowBinaryWriter,
 ): number {
   const { payload, body } = record;
   const r = protobuf.Reader.create(payload);
   const at = BigInt(offset);
   const shared: EventRow = {
-    orgId: record.orgId,
+    orgId: Buffer.from(record.orgId),
     offset: [Number(at & 0xffffffffn), Number(at >> 32n)],
   };
   const fields = new SpanFields();
+  const fragment = fragments && new TraceFragment(payload, shared.orgId, shared.offset);
   let index = 0;
-  const writeTrace = (traceId: string, firstReceivedMs: number, spans: [number, number][]) => {
+  // A trace id is its bytes (in the payload, or the legacy envelope's), copied into each row.
+  const writeTrace = (traceId: Buffer, firstReceivedMs: number, spans: [number, number][]) => {
     const firstReceived = Math.floor(firstReceivedMs / 1000);
+    fragment?.begin(traceId, firstReceived);
     for (const [start, end] of spans) {
       fields.read(r, start, end);
-      writeSpanRow(out, shared, traceId, firstReceived, payload, fields, index++);
+      const kind = fields.kindCode(payload);
+      writeSpanRow(out, shared, traceId, firstReceived, payload, fields, kind, index);
+      fragment?.add(fields, index, kind);
+      index += 1;
     }
+    if (fragment && fragments) fragment.write(fragments);
   };
   if (body.legacyTraceId !== undefined) {
     const { firstReceivedMs, spans } = traceBody(r, body.start, body.end, legacy);
-    writeTrace(body.legacyTraceId, firstReceivedMs, spans);
+    writeTrace(Buffer.from(body.legacyTraceId), firstReceivedMs, spans);
     return index;
   }
   const bodies: [number, number][] = [];
@@ -305,7 +222,7 @@ function traceBody(
   start: number,
   end: number,
   fieldIds: { traceId?: number; traceFirstReceivedAtMs: number; spans: number },
-): { traceId: string; firstReceivedMs: number; spans: [number, number][] } {
+): { traceId: Buffer; firstReceivedMs: number; spans: [number, number][] } {
   let idAt: [number, number] = [0, 0];
   let firstReceivedMs = 0;
   const spans: [number, number][] = [];
@@ -318,13 +235,12 @@ function traceBody(
       firstReceivedMs = high * 2 ** 32 + low;
     }
   });
-  return { traceId: text(bytes, idAt), firstReceivedMs, spans };
+  return { traceId: bytes.subarray(idAt[0], idAt[1]) as Buffer, firstReceivedMs, spans };
 }
 
 /** A text column: the field's bytes, or `absent` when the field is not there or empty. */
 function textColumn(out: RowBinaryWriter, bytes: Buffer, fields: SpanFields, id: number, absent = ''): void {
-  if (fields.has(id) && fields.ends[id]! > fields.starts[id]!)
-    out.stringBytes(bytes, fields.starts[id]!, fields.ends[id]!);
+  if (fields.hasText(id)) out.stringBytes(bytes, fields.starts[id]!, fields.ends[id]!);
   else out.string(absent);
 }
 
@@ -350,28 +266,24 @@ function uint64Column(out: RowBinaryWriter, fields: SpanFields, id: number): voi
 function writeSpanRow(
   out: RowBinaryWriter,
   shared: EventRow,
-  traceId: string,
+  traceId: Buffer,
   firstReceived: number,
   bytes: Buffer,
   fields: SpanFields,
+  kind: number,
   index: number,
 ): void {
-  out.string(shared.orgId);
-  out.string(traceId);
+  out.stringOf(shared.orgId);
+  out.stringOf(traceId);
   textColumn(out, bytes, fields, span.spanId);
   out.uint32(firstReceived);
   textColumn(out, bytes, fields, span.parentSpanId);
   textColumn(out, bytes, fields, span.name);
-  out.uint8(
-    fields.has(span.kind)
-      ? kindCode(bytes, fields.starts[span.kind]!, fields.ends[span.kind]!)
-      : spanKindCode,
-  );
+  out.uint8(kind);
   out.uint8(fields.number(span.otelKind));
   uint64Column(out, fields, span.startTimeUnixNano);
   uint64Column(out, fields, span.endTimeUnixNano);
-  const status = fields.number(span.statusCode);
-  out.uint8(status === 1 || status === 2 ? status : 0);
+  out.uint8(fields.statusCode());
   textColumn(out, bytes, fields, span.statusMessage);
   optionalTextColumn(out, bytes, fields, span.model);
   optionalCountColumn(out, fields, span.inputTokens);

@@ -25,4 +25,21 @@ describe('RowBinaryWriter', () => {
     expect([...rows.bytes()]).toEqual([2, 97, 98]);
     expect(rows.capacity).toBe(grown);
   });
+
+  it('copies bytes short and long alike, after a prefix too, and writes an array length as a varint', () => {
+    const source = Buffer.from(`--${'a'.repeat(31)}|${'b'.repeat(300)}--`);
+    const rows = new RowBinaryWriter();
+    rows.stringBytes(source, 2, 33);
+    rows.stringBytes(source, 34, 334);
+    rows.prefixedStringBytes(Buffer.from('0001'), source, 2, 5);
+    rows.stringOf(Buffer.from('id'));
+    rows.arrayLength(300);
+    const bytes = rows.bytes();
+    expect(bytes.subarray(0, 32)).toEqual(Buffer.from([31, ...Buffer.from('a'.repeat(31))]));
+    expect([...bytes.subarray(32, 34)]).toEqual([0xac, 0x02]);
+    expect(bytes.subarray(34, 334).toString()).toBe('b'.repeat(300));
+    expect(bytes.subarray(334)).toEqual(
+      Buffer.from([7, ...Buffer.from('0001aaa'), 2, ...Buffer.from('id'), 0xac, 0x02]),
+    );
+  });
 });
