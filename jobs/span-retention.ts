@@ -5,8 +5,8 @@ import { receiptDay } from '../projections/span-facts-layout.ts';
 // Retention of stored spans (001, Limits: "30 days from the moment the first span of the trace was
 // received; spans arriving later are deleted with the trace"). `spans` is partitioned by the UTC
 // day its trace was first received, so a trace's spans share one partition and go together, and
-// retention drops whole partitions: cheap, and no mutation. The tables the spans' materialized views
-// write are partitioned by the same receipt, `trace_fragments` by day and `span_facts` by hour (a
+// retention drops whole partitions: cheap, and no mutation. The tables written beside the spans are
+// partitioned by the same receipt, `trace_fragments` by day and `span_facts` by hour (a
 // day's 24 hours go with it), so the same traces leave every table at once.
 
 const dayMs = 24 * 60 * 60 * 1000;

@@ -20,9 +20,9 @@ import {
 } from './fixtures.ts';
 
 // The trace list's `trace_fragments` and the analytics' `span_facts` (migrations 0003 and 0004),
-// written by materialized views in each insert into `spans`, read without FINAL. Each insert is
-// one projected batch here, so a test decides which fragments a trace has: a trace in several
-// inserts, a batch delivered twice, a span published again in a new event, a trace whose late
+// written with each insert into `spans` (a fragment per trace of each event, a fact per span), read
+// without FINAL. Each insert is one projected batch here, so a test decides which fragments a
+// trace has: a trace in several inserts, a batch delivered twice, a span published again in a new event, a trace whose late
 // spans started long after its root. Every answer must be the one its distinct spans give.
 
 let platform: TestPlatform;
@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => platform.stop());
 
 let offset = 1_000_000;
-/** Projects `events` as one batch (one insert, one fragment per trace), at the next offsets. */
+/** Projects `events` as one batch (one insert, one fragment per trace of each event), at the next offsets. */
 async function project(events: SpanEvent[], offsets?: number[]) {
   const batch = events.map((event, index) => ({
     topic: 'orrery.spans.v1',
