@@ -7,7 +7,8 @@ import { generationKindCode, type SpanFields } from './span-wire-fields.ts';
 // fragment, per trace of each span event, written by the spans projection beside the spans' rows
 // (spans-rowbinary.ts) from the same bytes. Until migration 0007 a materialized view computed
 // these rows inside ClickHouse from each insert into `spans`; it was more than half of ClickHouse's
-// CPU per insert. The values are the view's, which test/int/traces/trace-fragment-rows.int.test.ts
+// CPU per insert. A fragment is now a trace's spans in one event rather than in one insert; reads
+// take a trace as the union of its fragments, so they cannot tell. The values are the view's, which test/int/traces/trace-fragment-rows.int.test.ts
 // holds this writer to by running the view's own SELECT over the same spans.
 
 /** The `trace_fragments` table's columns, in the order `TraceFragment.write` writes them. */
@@ -55,7 +56,7 @@ const compare64 = (aHigh: number, aLow: number, bHigh: number, bLow: number) =>
 
 /**
  * One trace's spans in one event, summarized as the view summarized a trace's rows in one insert.
- * Kept per projection and reset for each trace: a fragment is written for every trace received.
+ * Made once per event and reset for each of its traces.
  */
 export class TraceFragment {
   private traceId: Buffer = Buffer.alloc(0);
@@ -207,11 +208,11 @@ export class TraceFragment {
   private writePrecedence(slot: number): void {
     const key = this.precedence;
     key[0] = this.firstNotRoot[slot] === 1 ? 0x31 : 0x30;
-    hex32(key, 1, this.firstStartHigh[slot]!, 8);
-    hex32(key, 9, this.firstStartLow[slot]!, 8);
-    hex32(key, 17, this.offset[1], 8);
-    hex32(key, 25, this.offset[0], 8);
-    hex32(key, 33, this.firstPlace[slot]!, 8);
+    hex8(key, 1, this.firstStartHigh[slot]!);
+    hex8(key, 9, this.firstStartLow[slot]!);
+    hex8(key, 17, this.offset[1]);
+    hex8(key, 25, this.offset[0]);
+    hex8(key, 33, this.firstPlace[slot]!);
   }
 }
 
@@ -265,10 +266,10 @@ function writeTexts(out: RowBinaryWriter, bytes: Buffer, places: number[], strid
   for (let at = 0; at < places.length; at += stride) out.stringBytes(bytes, places[at]!, places[at + 1]!);
 }
 
-/** `value`'s lowest `digits` hex digits, upper case and zero-padded, into `key` at `at`. */
-function hex32(key: Buffer, at: number, value: number, digits: number): void {
+/** A 32-bit value as 8 hex digits, upper case and zero-padded (as the view's `hex`), into `key` at `at`. */
+function hex8(key: Buffer, at: number, value: number): void {
   let rest = value >>> 0;
-  for (let place = at + digits - 1; place >= at; place -= 1) {
+  for (let place = at + 7; place >= at; place -= 1) {
     key[place] = hexDigits[rest & 0xf]!;
     rest >>>= 4;
   }

@@ -209,8 +209,23 @@ describe('trace fragments written by the projection, against the view they repla
       };
     });
 
+    // More distinct names and models than are compared byte by byte, each seen again after.
+    const many: ReceivedTrace = {
+      traceId: traceId(),
+      traceFirstReceivedAt: at,
+      spans: Array.from({ length: 30 }, (_, place) =>
+        publishedSpan({
+          spanId: spanId(),
+          parentSpanId: place === 0 ? '' : spanId(),
+          name: `step ${place % 13}`,
+          model: `model ${place % 11}`,
+          startTimeUnixNano: BigInt(place),
+        }),
+      ),
+    };
+
     await project([
-      { event: received([hand, orphans]), offset: '17' },
+      { event: received([hand, orphans, many]), offset: '17' },
       // The same trace in a later event, at an offset past 32 bits: a second fragment of its own.
       { event: received([{ ...hand, spans: hand.spans.slice(1, 3) }]), offset: '4294967301' },
       { event: received(randomTraces.slice(0, 20)), offset: '9007199254740993' },
@@ -218,7 +233,11 @@ describe('trace fragments written by the projection, against the view they repla
     ]);
 
     const expected = await fragmentsIn(tables.expected);
-    expect(expected).toHaveLength(2 + 1 + randomTraces.length);
+    expect(expected).toHaveLength(3 + 1 + randomTraces.length);
+    expect(expected.find((row) => row.trace_id === many.traceId)).toMatchObject({
+      span_names: Array.from({ length: 13 }, (_, n) => `step ${n}`).sort(),
+      span_models: Array.from({ length: 11 }, (_, n) => `model ${n}`).sort(),
+    });
     expect(expected.find((row) => row.trace_id === shared && row.root_span !== null)).toMatchObject({
       root_span: `0${'00000000000003E8'}${'0000000000000011'}00000001agent ünïcödé 🚀`,
       trace_session_id: `1${'00000000000001F4'}${'0000000000000011'}00000000`,
