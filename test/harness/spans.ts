@@ -1,4 +1,5 @@
-import type { PublishedSpan } from '../../domain/tracing/events.ts';
+import { randomBytes } from 'node:crypto';
+import type { PublishedSpan, ReceivedTrace, SpanEvent } from '../../domain/tracing/events.ts';
 import type { StoredSpan } from '../../domain/tracing/span.ts';
 
 // The tests' one stored span: a plain root span (kind `span`, no model, tokens, input or output,
@@ -41,4 +42,16 @@ export function storedSpan(overrides: Partial<StoredSpan> = {}): StoredSpan {
 
 export function publishedSpan(overrides: Partial<PublishedSpan> = {}): PublishedSpan {
   return { ...storedSpan(), sizeBytes: 600, ...overrides };
+}
+
+export const randomTraceId = () => randomBytes(16).toString('hex');
+export const randomSpanId = () => randomBytes(8).toString('hex');
+
+/** A SpansReceived of `traces` for `orgId`, with an event id of its own. */
+export function spansReceivedEvent(
+  orgId: string,
+  traces: ReceivedTrace[],
+  occurredAt: Date,
+): Extract<SpanEvent, { type: 'SpansReceived' }> {
+  return { type: 'SpansReceived', eventId: `e-${randomBytes(4).toString('hex')}`, orgId, occurredAt, traces };
 }

@@ -8,7 +8,7 @@ import { insertRowBinary, RowBinaryWriter } from '../../../platform/clickhouse-r
 import { spanColumns, spanRecordOf, writeSpanRows } from '../../../projections/spans-rowbinary.ts';
 import { traceFragmentColumns } from '../../../projections/trace-fragments-rowbinary.ts';
 import { spanEventBytes } from '../../harness/span-records.ts';
-import { publishedSpan } from '../../harness/spans.ts';
+import { publishedSpan, randomSpanId, randomTraceId, spansReceivedEvent } from '../../harness/spans.ts';
 
 // Until migration 0007, a materialized view wrote the trace list's fragments inside ClickHouse
 // from each insert into `spans`; the spans projection now writes them itself
@@ -84,15 +84,9 @@ async function fragmentsIn(table: string): Promise<Record<string, unknown>[]> {
 }
 
 const at = new Date('2026-11-20T10:00:00.750Z');
-const received = (traces: ReceivedTrace[]): Extract<SpanEvent, { type: 'SpansReceived' }> => ({
-  type: 'SpansReceived',
-  eventId: `e-${randomBytes(4).toString('hex')}`,
-  orgId: 'org_fragments',
-  occurredAt: at,
-  traces,
-});
-const traceId = () => randomBytes(16).toString('hex');
-const spanId = () => randomBytes(8).toString('hex');
+const received = (traces: ReceivedTrace[]) => spansReceivedEvent('org_fragments', traces, at);
+const traceId = randomTraceId;
+const spanId = randomSpanId;
 
 /** A deterministic sequence in [0, 1), so a failure can be run again as it was. */
 function sequence(seed: number): () => number {
