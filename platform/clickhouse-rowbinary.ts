@@ -75,9 +75,7 @@ export class RowBinaryWriter {
   stringBytes(source: Buffer, start: number, end: number): void {
     this.varint(end - start);
     this.reserve(end - start);
-    // Ids and names are short: copied here, as Buffer.copy's native call costs more than they do.
-    if (end - start <= shortCopy) for (let at = start; at < end; at += 1) this.buf[this.pos++] = source[at]!;
-    else this.pos += source.copy(this.buf, this.pos, start, end);
+    this.copy(source, start, end);
   }
 
   /** A String of UTF-8 bytes as they are, all of `source`. */
@@ -89,8 +87,15 @@ export class RowBinaryWriter {
   prefixedStringBytes(prefix: Buffer, source: Buffer, start: number, end: number): void {
     this.varint(prefix.length + end - start);
     this.reserve(prefix.length + end - start);
-    this.pos += prefix.copy(this.buf, this.pos);
-    this.pos += source.copy(this.buf, this.pos, start, end);
+    this.copy(prefix, 0, prefix.length);
+    this.copy(source, start, end);
+  }
+
+  /** Bytes into room already reserved. */
+  private copy(source: Buffer, start: number, end: number): void {
+    // Ids and names are short: copied here, as Buffer.copy's native call costs more than they do.
+    if (end - start <= shortCopy) for (let at = start; at < end; at += 1) this.buf[this.pos++] = source[at]!;
+    else this.pos += source.copy(this.buf, this.pos, start, end);
   }
 
   string(value: string): void {

@@ -95,6 +95,16 @@ export class SpanFields {
     return this.has(id) ? this.lows[id]! : 0;
   }
 
+  /** A 64-bit field's low 32 bits; 0 when absent. */
+  low(id: number): number {
+    return this.has(id) ? this.lows[id]! : 0;
+  }
+
+  /** A 64-bit field's high 32 bits; 0 when absent. */
+  high(id: number): number {
+    return this.has(id) ? this.highs[id]! : 0;
+  }
+
   /** The status column's value: OTLP's 1 (ok) or 2 (error), else 0 (as spanFromWire). */
   statusCode(): number {
     const status = this.number(span.statusCode);

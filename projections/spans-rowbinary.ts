@@ -185,7 +185,7 @@ export function writeSpanRows(
     offset: [Number(at & 0xffffffffn), Number(at >> 32n)],
   };
   const fields = new SpanFields();
-  const fragment = fragments && new TraceFragment(payload, shared.orgId, shared.offset);
+  const fragment = fragments && new TraceFragment(fragments, payload, shared.orgId, shared.offset);
   let index = 0;
   // A trace id is its bytes (in the payload, or the legacy envelope's), copied into each row.
   const writeTrace = (traceId: Buffer, firstReceivedMs: number, spans: [number, number][]) => {
@@ -198,7 +198,7 @@ export function writeSpanRows(
       fragment?.add(fields, index, kind);
       index += 1;
     }
-    if (fragment && fragments) fragment.write(fragments);
+    fragment?.write();
   };
   if (body.legacyTraceId !== undefined) {
     const { firstReceivedMs, spans } = traceBody(r, body.start, body.end, legacy);
@@ -258,8 +258,7 @@ function optionalCountColumn(out: RowBinaryWriter, fields: SpanFields, id: numbe
 
 /** A UInt64 column from a fixed64 or int64 field; 0 when absent. */
 function uint64Column(out: RowBinaryWriter, fields: SpanFields, id: number): void {
-  if (fields.has(id)) out.uint64(fields.lows[id]!, fields.highs[id]!);
-  else out.uint64(0, 0);
+  out.uint64(fields.low(id), fields.high(id));
 }
 
 /** One row, its values in `spanColumns`' order, with the defaults spanFromWire gives. */

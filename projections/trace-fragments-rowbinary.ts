@@ -84,6 +84,8 @@ export class TraceFragment {
   private readonly precedence = Buffer.alloc(precedenceLength);
 
   constructor(
+    /** Where each trace's fragment row is appended. */
+    private readonly out: RowBinaryWriter,
     private readonly bytes: Buffer,
     /** The org id's UTF-8 bytes. */
     private readonly orgId: Buffer,
@@ -109,12 +111,10 @@ export class TraceFragment {
   add(fields: SpanFields, place: number, kind: number): void {
     // No arrays or strings made per span: this runs for every span consumed.
     const { bytes } = this;
-    const hasStart = fields.has(span.startTimeUnixNano);
-    const startHigh = hasStart ? fields.highs[span.startTimeUnixNano]! : 0;
-    const startLow = hasStart ? fields.lows[span.startTimeUnixNano]! : 0;
-    const hasEnd = fields.has(span.endTimeUnixNano);
-    const endHigh = hasEnd ? fields.highs[span.endTimeUnixNano]! : 0;
-    const endLow = hasEnd ? fields.lows[span.endTimeUnixNano]! : 0;
+    const startHigh = fields.high(span.startTimeUnixNano);
+    const startLow = fields.low(span.startTimeUnixNano);
+    const endHigh = fields.high(span.endTimeUnixNano);
+    const endLow = fields.low(span.endTimeUnixNano);
     if (this.count === 0 || compare64(startHigh, startLow, this.minStartHigh, this.minStartLow) < 0) {
       this.minStartHigh = startHigh;
       this.minStartLow = startLow;
@@ -129,18 +129,16 @@ export class TraceFragment {
     const idEnd = textEnd(fields, span.spanId);
     this.spanIds.push(idStart, idEnd);
     if (fields.statusCode() === 2) this.errorSpanIds.push(idStart, idEnd);
-    if (kind === generationKindCode) {
-      const input = fields.has(span.inputTokens);
-      const output = fields.has(span.outputTokens);
+    // Tokens as `ifNull(tokens, 0)`.
+    if (kind === generationKindCode)
       this.generations.push(
         idStart,
         idEnd,
-        input ? fields.lows[span.inputTokens]! : 0,
-        input ? fields.highs[span.inputTokens]! : 0,
-        output ? fields.lows[span.outputTokens]! : 0,
-        output ? fields.highs[span.outputTokens]! : 0,
+        fields.low(span.inputTokens),
+        fields.high(span.inputTokens),
+        fields.low(span.outputTokens),
+        fields.high(span.outputTokens),
       );
-    }
 
     const notRoot = fields.hasText(span.parentSpanId) ? 1 : 0;
     for (let slot = 0; slot < firstBy.length; slot += 1) {
@@ -175,9 +173,9 @@ export class TraceFragment {
   }
 
   /** Appends the fragment's row, values in `traceFragmentColumns`' order; nothing for a trace without spans. */
-  write(out: RowBinaryWriter): void {
+  write(): void {
     if (this.count === 0) return;
-    const { bytes } = this;
+    const { bytes, out } = this;
     out.stringOf(this.orgId);
     out.stringOf(this.traceId);
     out.uint32(this.firstReceived);
