@@ -36,7 +36,7 @@ import {
   mergesLine,
   readMergeCounters,
 } from './clickhouse-merges.ts';
-import { ingestPhases, phasesLine } from './ingest-phases.ts';
+import { ingestPhases, meanAnswerSeconds, phasesLine } from './ingest-phases.ts';
 import { machineLine } from './machine.ts';
 import { buildPeerBinaries, peerVersions } from './peer-binaries.ts';
 import { startPlatformProcesses } from './platform-process.ts';
@@ -413,6 +413,19 @@ interface Measured {
 
 const spansPerSecond = (measured: Measured) => measured.spans / measured.seconds;
 
+/**
+ * Where an exporter's time goes: each telemetrygen process has one request in flight, so one comes
+ * back every processes × batch / rate; the API holds it from arrival to answer, and the rest is
+ * telemetrygen's own turn (making the next batch and sending it, at its niceness, on the CPU the
+ * platform leaves).
+ */
+function cycleLine(orrery: Measured, answerSeconds: number | undefined): string | undefined {
+  if (answerSeconds === undefined || orrery.spans === 0) return undefined;
+  const cycleMs = ((processes * load.batchSize) / spansPerSecond(orrery)) * 1000;
+  const answerMs = answerSeconds * 1000;
+  return `each of the ${processes} requests in flight came back every ${cycleMs.toFixed(0)} ms: ${answerMs.toFixed(0)} ms from its arrival to its answer in the API, ${(cycleMs - answerMs).toFixed(0)} ms from its answer to telemetrygen's next request`;
+}
+
 /** Several runs of one side as one: their spans over their seconds, their CPU added up. */
 function pooled(runs: Measured[]): Measured {
   const cpu = new Map<Part, number>();
@@ -553,6 +566,7 @@ try {
     orrery: Measured;
     pairs: { peer: Measured; orrery: Measured }[];
     phases: string;
+    answerSeconds: number | undefined;
   }[] = [];
   const speedBefore = speedCheck();
   for (const workers of workerCounts) {
@@ -561,13 +575,14 @@ try {
     const phasesBefore = await ingestPhases(platform.baseUrl);
     for (let round = 0; round < rounds; round += 1)
       pairs.push({ peer: await measure(peer.target, workers), orrery: await measure(orrery, workers) });
-    const phases = phasesLine(phasesBefore, await ingestPhases(platform.baseUrl));
+    const phasesAfter = await ingestPhases(platform.baseUrl);
     rows.push({
       workers,
       peer: pooled(pairs.map((pair) => pair.peer)),
       orrery: pooled(pairs.map((pair) => pair.orrery)),
       pairs,
-      phases,
+      phases: phasesLine(phasesBefore, phasesAfter),
+      answerSeconds: meanAnswerSeconds(phasesBefore, phasesAfter),
     });
   }
 
@@ -607,6 +622,10 @@ try {
       );
     }
   for (const { workers, phases } of rows) console.log(`  Orrery with ${workers} workers: ${phases}`);
+  for (const { workers, orrery, answerSeconds } of rows) {
+    const line = cycleLine(orrery, answerSeconds);
+    if (line) console.log(`  Orrery with ${workers} workers: ${line}`);
+  }
   // Every process on the machine, by part: on shared cores what the other parts spend on each
   // span (the projections into ClickHouse, Kafka, Postgres) bounds the rate as much as the API.
   for (const { workers, peer, orrery } of rows)
