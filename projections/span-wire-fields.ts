@@ -7,8 +7,8 @@ import { wireType } from '../schemas/protobuf-wire.ts';
 // projection's row (spans-rowbinary.ts) and its trace's fragment (trace-fragments-rowbinary.ts)
 // both take their values from here. Field numbers come from spans.proto (schemas/events/spans-fields.ts).
 
-/** The kind column's Enum8 values (0002_spans.sql), in spanKinds' order, and each kind's bytes. */
-const kindBytes = spanKinds.map((kind) => Buffer.from(kind));
+/** The kind column's Enum8 values (0002_spans.sql), in spanKinds' order: the bytes of value n at n - 1. */
+export const kindBytes = spanKinds.map((kind) => Buffer.from(kind));
 export const spanKindCode = spanKinds.indexOf('span') + 1;
 export const generationKindCode = spanKinds.indexOf('generation') + 1;
 

@@ -1,15 +1,15 @@
-import { spanKinds } from '../domain/tracing/span.ts';
 import type { RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { spanFields as span } from '../schemas/events/spans-fields.ts';
-import { generationKindCode, type SpanFields } from './span-wire-fields.ts';
+import { generationKindCode, kindBytes, type SpanFields } from './span-wire-fields.ts';
 
 // The trace list's read model (infra/migrations/clickhouse/0003_trace_fragments.sql): one row, a
 // fragment, per trace of each span event, written by the spans projection beside the spans' rows
 // (spans-rowbinary.ts) from the same bytes. Until migration 0007 a materialized view computed
 // these rows inside ClickHouse from each insert into `spans`; it was more than half of ClickHouse's
 // CPU per insert. A fragment is now a trace's spans in one event rather than in one insert; reads
-// take a trace as the union of its fragments, so they cannot tell. The values are the view's, which test/int/traces/trace-fragment-rows.int.test.ts
-// holds this writer to by running the view's own SELECT over the same spans.
+// take a trace as the union of its fragments, so they cannot tell. The values are the view's,
+// which test/int/traces/trace-fragment-rows.int.test.ts holds this writer to by running the
+// view's own SELECT over the same spans.
 
 /** The `trace_fragments` table's columns, in the order `TraceFragment.write` writes them. */
 export const traceFragmentColumns = [
@@ -48,7 +48,6 @@ const firstBy = [
 /** Length of a candidate's precedence: not root (1), start (16), offset (16), place (8), in hex. */
 const precedenceLength = 41;
 const hexDigits = Buffer.from('0123456789ABCDEF');
-const kindNames = spanKinds.map((kind) => Buffer.from(kind));
 
 /** Compares two 64-bit values given as high and low 32 bits. */
 const compare64 = (aHigh: number, aLow: number, bHigh: number, bLow: number) =>
@@ -198,7 +197,7 @@ export class TraceFragment {
     }
     writeTexts(out, bytes, this.models.places, 2);
     out.arrayLength(this.kinds.length);
-    for (const kind of this.kinds) out.stringOf(kindNames[kind - 1]!);
+    for (const kind of this.kinds) out.stringOf(kindBytes[kind - 1]!);
     writeTexts(out, bytes, this.names.places, 2);
   }
 

@@ -22,8 +22,9 @@ import {
 // The trace list's `trace_fragments` and the analytics' `span_facts` (migrations 0003 and 0004),
 // written with each insert into `spans` (a fragment per trace of each event, a fact per span), read
 // without FINAL. Each insert is one projected batch here, so a test decides which fragments a
-// trace has: a trace in several inserts, a batch delivered twice, a span published again in a new event, a trace whose late
-// spans started long after its root. Every answer must be the one its distinct spans give.
+// trace has: a trace in several inserts, a batch delivered twice, a span published again in a new
+// event, a trace whose late spans started long after its root. Every answer must be the one its
+// distinct spans give.
 
 let platform: TestPlatform;
 beforeAll(async () => {

@@ -5,7 +5,12 @@ import { type ClickHouseClient, createClickHouse, identifier } from '../../../pl
 import { insertRowBinary, RowBinaryWriter } from '../../../platform/clickhouse-rowbinary.ts';
 import { spanColumns, spanRecordOf, writeSpanRows } from '../../../projections/spans-rowbinary.ts';
 import { spanEventBytes } from '../../harness/span-records.ts';
-import { publishedSpan, randomSpanId, randomTraceId, spansReceivedEvent } from '../../harness/spans.ts';
+import {
+  publishedSpan,
+  randomSpanId as spanId,
+  spansReceivedEvent,
+  randomTraceId as traceId,
+} from '../../harness/spans.ts';
 
 // The spans projection writes each received span as a RowBinary row transcoded from the event's
 // protobuf bytes (projections/spans-rowbinary.ts). ClickHouse itself reads the rows back here, and
@@ -92,8 +97,6 @@ function expected(
 
 const at = new Date('2026-11-20T10:00:00.750Z');
 const received = (traces: ReceivedTrace[]) => spansReceivedEvent('org_a', traces, at);
-const traceId = randomTraceId;
-const spanId = randomSpanId;
 
 describe('received spans as RowBinary rows, read back by ClickHouse', () => {
   it('keeps nanoseconds and offsets exact, NULL apart from empty and zero, and numbers spans across traces', async () => {

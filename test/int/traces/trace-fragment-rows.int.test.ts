@@ -8,7 +8,12 @@ import { insertRowBinary, RowBinaryWriter } from '../../../platform/clickhouse-r
 import { spanColumns, spanRecordOf, writeSpanRows } from '../../../projections/spans-rowbinary.ts';
 import { traceFragmentColumns } from '../../../projections/trace-fragments-rowbinary.ts';
 import { spanEventBytes } from '../../harness/span-records.ts';
-import { publishedSpan, randomSpanId, randomTraceId, spansReceivedEvent } from '../../harness/spans.ts';
+import {
+  publishedSpan,
+  randomSpanId as spanId,
+  spansReceivedEvent,
+  randomTraceId as traceId,
+} from '../../harness/spans.ts';
 
 // Until migration 0007, a materialized view wrote the trace list's fragments inside ClickHouse
 // from each insert into `spans`; the spans projection now writes them itself
@@ -85,8 +90,6 @@ async function fragmentsIn(table: string): Promise<Record<string, unknown>[]> {
 
 const at = new Date('2026-11-20T10:00:00.750Z');
 const received = (traces: ReceivedTrace[]) => spansReceivedEvent('org_fragments', traces, at);
-const traceId = randomTraceId;
-const spanId = randomSpanId;
 
 /** A deterministic sequence in [0, 1), so a failure can be run again as it was. */
 function sequence(seed: number): () => number {
