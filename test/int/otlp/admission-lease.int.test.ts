@@ -22,6 +22,7 @@ const accepted = (traceId: string) => ({
   now: new Date(),
   traceIds: [traceId],
   spanIds: ['00f067aa0ba902b7'],
+  knownTraceIds: new Set<string>(),
   bytes: 100,
 });
 
@@ -114,4 +115,25 @@ it('records nothing, and keeps the lease, when Kafka refused the spans', async (
   await expect(other!.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
   await one!.release(held);
   await other!.release(await other!.acquire(orgId, 0));
+});
+
+it("grows a known trace's row, and fails, recording nothing, for a trace said to be new that a row already holds", async () => {
+  const orgId = `org_lease_${randomUUID()}`;
+  const [one] = holders();
+  const held = await one!.acquire(orgId, 0);
+  const traceId = newTraceId();
+  await recordAccepted(pool, held, accepted(traceId), delivered);
+  await recordAccepted(
+    pool,
+    held,
+    { ...accepted(traceId), spanIds: ['00f067aa0ba902b8'], knownTraceIds: new Set([traceId]) },
+    delivered,
+  );
+  expect(await spansOf(orgId)).toBe(2);
+  // Only a writer outside the lease could have made the row; the group fails rather than merge.
+  await expect(
+    recordAccepted(pool, held, { ...accepted(traceId), spanIds: ['00f067aa0ba902b9'] }, delivered),
+  ).rejects.toMatchObject({ code: '23505' });
+  expect(await spansOf(orgId)).toBe(2);
+  await one!.release(held);
 });
