@@ -51,7 +51,7 @@ export interface Projection<E> {
  * usage stream's, at most once a second): a fetch answered at each produce request that lands
  * gains it nothing. At 500 title requests a second the usage groups' fetches doubled Kafka's CPU
  * (230 to 450 ms per 1,000 requests) and took the consumers 170; waiting for 64 KiB, 280 and 105.
- * Not for spans: their fetches fill anyway under load, and the wait cost a span's visibility.
+ * The spans' projection waits too, for more and not as long (spans-clickhouse.ts).
  */
 export const trickleFetchMinBytes = 64 * 1024;
 
