@@ -204,6 +204,13 @@ export async function recordAccepted(
  */
 const recordCommit = { asyncCommit: true } as const;
 
+/** One ledger row per trace of the id lists given (trace ids, and their spans' ids beside them). */
+const traceRows = (traceIds: string, spanIds: string) =>
+  `INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
+     SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList(traceIds)}::uuid[], ${idList(spanIds)}) AS x(t, s)
+      WHERE EXISTS (SELECT 1 FROM lease)
+      GROUP BY t`;
+
 // A new trace's row is inserted without ON CONFLICT: under the org's lease no other writer can
 // have inserted it since the group's read, and the conflict check is a second descent of the
 // primary key per trace. Measured alone against the local ledger of 16 million traces, a group
@@ -212,15 +219,9 @@ const recordCommit = { asyncCommit: true } as const;
 // again). A known trace's row grows by upsert, so one that retention forgot since is recorded
 // anew.
 const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$9' })}, new_traces AS (
-     INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
-     SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList('$2')}::uuid[], ${idList('$3')}) AS x(t, s)
-      WHERE EXISTS (SELECT 1 FROM lease)
-      GROUP BY t
+     ${traceRows('$2', '$3')}
    ), known_traces AS (
-     INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
-     SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList('$10')}::uuid[], ${idList('$11')}) AS x(t, s)
-      WHERE EXISTS (SELECT 1 FROM lease)
-      GROUP BY t
+     ${traceRows('$10', '$11')}
      ON CONFLICT (org_id, trace_id) DO UPDATE SET span_ids = ingest_traces.span_ids || EXCLUDED.span_ids
    ), monthly AS (
      INSERT INTO ingest_monthly (org_id, month, spans, bytes)
