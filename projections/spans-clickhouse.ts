@@ -146,8 +146,9 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
     gather: { maxMessages: 20_000, maxWaitMs: 250, minIntervalMs: 500 },
     // A fetch waits for 256 KiB or 100 ms rather than being answered at each produce request:
     // the spans wait for the next insert anyway. At eight telemetrygen exporters (bench/peer)
-    // Kafka took 2.3-2.5 ms of CPU per 1,000 spans instead of 3.3-3.7; at 20,000 LLM spans a
-    // second (bench/ingest --rate) a span was still queryable within 1.4 s at p99.
+    // Kafka took 2.3-2.6 ms of CPU per 1,000 spans in four runs of five (3.5 in one) instead of
+    // 3.2-3.7; at 20,000 LLM spans a second (bench/ingest --rate) a span was still queryable
+    // within 1.4-1.6 s at p99.
     fetchMinBytes: 256 * 1024,
     maxWaitMs: 100,
     from: { value: spanRecordOf },

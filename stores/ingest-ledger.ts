@@ -113,8 +113,11 @@ export interface AcceptedRecord {
   now: Date;
   traceIds: string[];
   spanIds: string[];
-  /** The traces the ledger held when the group read it: their rows grow, every other trace's is new. */
-  knownTraceIds: ReadonlySet<string>;
+  /**
+   * The traces the ledger held when the group read it (`TraceFacts.traceFirstReceived` as read):
+   * their rows grow, every other trace's is new.
+   */
+  knownTraces: { has(traceId: string): boolean };
   bytes: number;
 }
 
@@ -127,7 +130,7 @@ function idLists(accepted: AcceptedRecord) {
     knownSpans: [] as string[],
   };
   accepted.traceIds.forEach((traceId, index) => {
-    const known = accepted.knownTraceIds.has(traceId);
+    const known = accepted.knownTraces.has(traceId);
     (known ? lists.knownTraces : lists.newTraces).push(traceId);
     (known ? lists.knownSpans : lists.newSpans).push(accepted.spanIds[index]!);
   });

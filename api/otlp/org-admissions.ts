@@ -134,7 +134,7 @@ export class OrgAdmissions {
           now,
           traceIds: accepted.map((span) => span.traceId),
           spanIds: accepted.map((span) => span.spanId),
-          knownTraceIds: new Set(ledger.traceFirstReceived.keys()),
+          knownTraces: ledger.traceFirstReceived,
           bytes: acceptedBytes,
         },
         deliver,

@@ -22,7 +22,7 @@ const accepted = (traceId: string) => ({
   now: new Date(),
   traceIds: [traceId],
   spanIds: ['00f067aa0ba902b7'],
-  knownTraceIds: new Set<string>(),
+  knownTraces: new Set<string>(),
   bytes: 100,
 });
 
@@ -126,7 +126,7 @@ it("grows a known trace's row, and fails, recording nothing, for a trace said to
   await recordAccepted(
     pool,
     held,
-    { ...accepted(traceId), spanIds: ['00f067aa0ba902b8'], knownTraceIds: new Set([traceId]) },
+    { ...accepted(traceId), spanIds: ['00f067aa0ba902b8'], knownTraces: new Set([traceId]) },
     delivered,
   );
   expect(await spansOf(orgId)).toBe(2);
