@@ -89,72 +89,63 @@ export function refusalMessage(
 
 // A bad id is missing, all zeros, or not 32 (trace) or 16 (span) hex digits. Both decoders give
 // ids as lowercase hex, the form the ledger keys and reads them in (stores/ingest-ledger.ts,
-// which reads this rule too).
-const traceIdShape = /^[0-9a-f]{32}$/;
-const spanIdShape = /^[0-9a-f]{16}$/;
-const allZeros = /^0+$/;
-export const isGoodTraceId = (id: string): boolean => traceIdShape.test(id) && !allZeros.test(id);
-export const isGoodSpanId = (id: string): boolean => spanIdShape.test(id) && !allZeros.test(id);
-const hasGoodIds = (s: CandidateSpan): boolean => isGoodTraceId(s.traceId) && isGoodSpanId(s.spanId);
+// which reads this rule too). Read a character at a time rather than by two regular expressions:
+// this runs for every span, in admission and in the ledger's read.
+const isGoodId = (id: string, digits: number): boolean => {
+  if (id.length !== digits) return false;
+  let nonZero = false;
+  for (let index = 0; index < digits; index += 1) {
+    const code = id.charCodeAt(index);
+    const digit = code >= 48 && code <= 57;
+    if (!digit && !(code >= 97 && code <= 102)) return false;
+    if (code !== 48) nonZero = true;
+  }
+  return nonZero;
+};
+export const isGoodTraceId = (id: string): boolean => isGoodId(id, 32);
+export const isGoodSpanId = (id: string): boolean => isGoodId(id, 16);
 
 // Past the year 2262 is past the int64 nanosecond range, 2262-04-11T23:47:16.854775807Z.
 const lastNanosecond = 2n ** 63n - 1n;
 const inRange = (t: bigint): boolean => t >= 0n && t <= lastNanosecond;
-const hasGoodTimes = (s: CandidateSpan): boolean =>
-  inRange(s.startTimeUnixNano) && inRange(s.endTimeUnixNano);
 
 /** What is taken on top of the ledger's facts: by the requests decided before in the same group, and by the request so far. */
 interface Taken {
-  keys: Set<string>;
-  perTrace: Map<string, number>;
+  /** The span ids accepted per trace id; a trace's count is its set's size. */
+  traces: Map<string, Set<string>>;
   spans: number;
   bytes: number;
   /** Once a span of a request is refused for monthly data, every later one of it is too (no smaller span slips in). */
   dataFull: boolean;
 }
 
-interface Check {
-  verdict: Exclude<Verdict, 'accepted'>;
-  applies: (
-    span: CandidateSpan,
-    key: string,
-    ledger: LedgerFacts,
-    taken: Taken,
-    limits: AdmissionLimits,
-  ) => boolean;
-}
-
-const keyOf = (s: CandidateSpan): string => `${s.traceId}:${s.spanId}`;
-
 /**
- * A span's checks in order; the first that applies is its verdict, none is `accepted`. Malformed
- * spans are refused before anything else; a span of a deleted trace is refused even if stored
- * before; a duplicate succeeds before any limit is looked at, so a retried request stays a success.
+ * A span's verdict: the checks in order, the first that applies is its verdict, none is
+ * `accepted`. Malformed spans are refused before anything else; a span of a deleted trace is
+ * refused even if stored before; a duplicate succeeds before any limit is looked at, so a retried
+ * request stays a success. The ledger's stored key is built only where the ledger holds any: a
+ * batch of new traces (nearly every one) then makes no string per span.
  */
-const checks: readonly Check[] = [
-  { verdict: 'bad_id', applies: (s) => !hasGoodIds(s) },
-  { verdict: 'bad_time', applies: (s) => !hasGoodTimes(s) },
-  { verdict: 'deleted_trace', applies: (s, _, ledger) => ledger.deletedTraceIds.has(s.traceId) },
-  {
-    verdict: 'duplicate',
-    applies: (_, key, ledger, taken) => ledger.storedSpanKeys.has(key) || taken.keys.has(key),
-  },
-  {
-    verdict: 'trace_full',
-    applies: (s, _, ledger, taken, limits) =>
-      (ledger.traceSpanCounts.get(s.traceId) ?? 0) + (taken.perTrace.get(s.traceId) ?? 0) >=
-      limits.spansPerTrace,
-  },
-  {
-    verdict: 'monthly_spans',
-    applies: (_, __, ledger, taken, limits) => ledger.monthSpans + taken.spans >= limits.monthlySpans,
-  },
-  {
-    verdict: 'monthly_data',
-    applies: (s, _, ledger, taken, limits) =>
-      taken.dataFull || ledger.monthBytes + taken.bytes + s.sizeBytes > limits.monthlyBytes,
-  },
-];
+function verdictOf(
+  span: CandidateSpan,
+  accepted: Set<string> | undefined,
+  ledger: LedgerFacts,
+  taken: Taken,
+  limits: AdmissionLimits,
+): Exclude<Verdict, 'accepted'> | undefined {
+  if (!isGoodTraceId(span.traceId) || !isGoodSpanId(span.spanId)) return 'bad_id';
+  if (!inRange(span.startTimeUnixNano) || !inRange(span.endTimeUnixNano)) return 'bad_time';
+  if (ledger.deletedTraceIds.has(span.traceId)) return 'deleted_trace';
+  if (accepted?.has(span.spanId)) return 'duplicate';
+  if (ledger.storedSpanKeys.size > 0 && ledger.storedSpanKeys.has(`${span.traceId}:${span.spanId}`))
+    return 'duplicate';
+  if ((ledger.traceSpanCounts.get(span.traceId) ?? 0) + (accepted?.size ?? 0) >= limits.spansPerTrace)
+    return 'trace_full';
+  if (ledger.monthSpans + taken.spans >= limits.monthlySpans) return 'monthly_spans';
+  if (taken.dataFull || ledger.monthBytes + taken.bytes + span.sizeBytes > limits.monthlyBytes)
+    return 'monthly_data';
+  return undefined;
+}
 
 export interface Admission {
   /** One per span, in the order sent. */
@@ -190,22 +181,22 @@ export function decideAdmissions(group: {
   limits?: AdmissionLimits;
 }): Admission[] {
   const { ledger, now, limits = specLimits } = group;
-  const taken: Taken = { keys: new Set(), perTrace: new Map(), spans: 0, bytes: 0, dataFull: false };
+  const taken: Taken = { traces: new Map(), spans: 0, bytes: 0, dataFull: false };
   return group.requests.map((spans) => {
     const before = { spans: taken.spans, bytes: taken.bytes };
     taken.dataFull = false;
     const refusals: Partial<Record<RefusalReason, number>> = {};
-    const verdicts = spans.map((span): Verdict => {
-      const key = keyOf(span);
-      const verdict =
-        checks.find((check) => check.applies(span, key, ledger, taken, limits))?.verdict ?? 'accepted';
-      if (verdict === 'accepted') take(taken, span, key);
+    const verdicts: Verdict[] = [];
+    for (const span of spans) {
+      const accepted = taken.traces.get(span.traceId);
+      const verdict = verdictOf(span, accepted, ledger, taken, limits) ?? 'accepted';
+      if (verdict === 'accepted') take(taken, span, accepted);
       else if (verdict !== 'duplicate') {
         refusals[verdict] = (refusals[verdict] ?? 0) + 1;
         if (verdict === 'monthly_data') taken.dataFull = true;
       }
-      return verdict;
-    });
+      verdicts.push(verdict);
+    }
     const rejectedSpans = Object.values(refusals).reduce((sum, n) => sum + n, 0);
     return {
       verdicts,
@@ -219,9 +210,9 @@ export function decideAdmissions(group: {
 }
 
 /** Counts an accepted span as stored, in its trace and in the month. */
-function take(taken: Taken, span: CandidateSpan, key: string): void {
-  taken.keys.add(key);
-  taken.perTrace.set(span.traceId, (taken.perTrace.get(span.traceId) ?? 0) + 1);
+function take(taken: Taken, span: CandidateSpan, accepted: Set<string> | undefined): void {
+  if (accepted) accepted.add(span.spanId);
+  else taken.traces.set(span.traceId, new Set([span.spanId]));
   taken.spans += 1;
   taken.bytes += span.sizeBytes;
 }
