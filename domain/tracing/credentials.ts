@@ -213,16 +213,6 @@ export const credentialDetectors: readonly CredentialDetector[] = [
 ];
 
 /**
- * Whether any detector could match: one pass over text that (almost always) has no credential,
- * for every word of every hint, letters in any case (a superset of what the hints find, since
- * some hints match one case only). V8's regex engine was the largest cost of normalizing a span
- * here; the automaton reads the text at about 1.5 times its speed (word-automaton.ts).
- */
-export function mayHoldCredential(text: string): boolean {
-  return hintWords.foundIn(text);
-}
-
-/**
  * The words a hint matches, `[?&](?:pass|pwd)` → `?pass`, `?pwd`, `&pass`, `&pwd`: a hint is
  * characters, escaped characters, classes of single characters and non-capturing groups of
  * alternatives, nothing repeated, so it matches a finite set of words. Anything else throws.
@@ -278,4 +268,22 @@ export function wordsOfHint(source: string): string[] {
   return words;
 }
 
-const hintWords = new WordAutomaton(credentialDetectors.flatMap(({ hint }) => wordsOfHint(hint.source)));
+const detectorHints = credentialDetectors.map(({ hint }) => wordsOfHint(hint.source));
+const hintWords = new WordAutomaton(
+  detectorHints.flat(),
+  detectorHints.flatMap((words, detector) => words.map(() => detector)),
+);
+
+/**
+ * The detectors whose hint could match the text, one bit a detector (`1 << its index` in
+ * credentialDetectors): one pass over text that (almost always) has no credential, for every word
+ * of every hint, letters in any case (a superset of what the hints find, since some hints match
+ * one case only). V8's regex engine was the largest cost of normalizing a span here; the
+ * automaton reads the text at about 1.5 times its speed (word-automaton.ts). A text with a hint
+ * word in it (a span named `okey-dokey`, with `key`) then has only those detectors' hints tested
+ * rather than all 23: over telemetrygen's span names and attribute values, redactText took 110-130
+ * ns a text against 330.
+ */
+export function hintedDetectors(text: string): number {
+  return hintWords.groupsIn(text);
+}

@@ -4,8 +4,8 @@
 import {
   type CredentialDetector,
   credentialDetectors,
+  hintedDetectors,
   isCredentialKey,
-  mayHoldCredential,
 } from './credentials.ts';
 import type { AnyValue, KeyValue } from './otlp.ts';
 import type { JsonValue } from './span.ts';
@@ -45,10 +45,16 @@ function applyDetector(
 /** The text with every credential the detectors find replaced by `[REDACTED]`. */
 export function redactText(text: string): { text: string; count: number } {
   // No hint is shorter than three characters: most short values (ids, names, '') end here.
-  if (text.length < 3 || !mayHoldCredential(text)) return { text, count: 0 };
+  if (text.length < 3) return { text, count: 0 };
+  const hinted = hintedDetectors(text);
+  if (hinted === 0) return { text, count: 0 };
   let count = 0;
   let result = text;
-  for (const detector of credentialDetectors) {
+  // A removal leaves `[REDACTED]`, which holds no hint word, so a detector not hinted in the text
+  // as it came is not hinted after another detector's removals either.
+  for (let index = 0; index < credentialDetectors.length; index += 1) {
+    if ((hinted & (1 << index)) === 0) continue;
+    const detector = credentialDetectors[index]!;
     if (!detector.hint.test(result)) continue;
     const applied = applyDetector(detector, result);
     result = applied.text;

@@ -21,11 +21,11 @@ describe('WordAutomaton', () => {
     [['key'], '\u212Aey', false], // the Kelvin sign is not k, as with a regex's i flag
     [['a?b'], 'xA?B', true], // punctuation is a character like any other
   ])('%j in %j: %s', (words, text, found) => {
-    expect(new WordAutomaton(words).foundIn(text)).toBe(found);
+    expect(new WordAutomaton(words).groupsIn(text) !== 0).toBe(found);
   });
 
   it('finds nothing with no words', () => {
-    expect(new WordAutomaton([]).foundIn('anything')).toBe(false);
+    expect(new WordAutomaton([]).groupsIn('anything')).toBe(0);
   });
 
   it('refuses an empty word and one past ASCII', () => {
@@ -44,12 +44,47 @@ describe('WordAutomaton', () => {
       for (let text = 0; text < 30; text += 1) {
         const sample = drawn('abcABd', below(10));
         const expected = naivelyFound(words, sample);
-        expect(automaton.foundIn(sample), `${JSON.stringify(words)} in ${sample}`).toBe(expected);
+        expect(automaton.groupsIn(sample) !== 0, `${JSON.stringify(words)} in ${sample}`).toBe(expected);
         if (expected) found += 1;
       }
     }
     expect(found).toBeGreaterThan(900);
     expect(found).toBeLessThan(8_100);
+  });
+
+  it('names the groups whose words occur, a word found through a longer one included', () => {
+    const automaton = new WordAutomaton(['abcd', 'bc', 'key', 'sk-'], [0, 3, 3, 30]);
+    expect(automaton.groupsIn('xabcx')).toBe(1 << 3);
+    expect(automaton.groupsIn('abcd')).toBe((1 << 0) | (1 << 3));
+    expect(automaton.groupsIn('okey task-')).toBe((1 << 3) | (1 << 30));
+    expect(automaton.groupsIn('nothing')).toBe(0);
+  });
+
+  it('agrees with a plain search per group on random words, groups and texts', () => {
+    const below = seededBelow(11);
+    const drawn = (alphabet: string, length: number) =>
+      Array.from({ length }, () => alphabet[below(alphabet.length)]).join('');
+    const seen = new Set<number>();
+    for (let round = 0; round < 300; round += 1) {
+      const words = Array.from({ length: 1 + below(6) }, () => drawn('abc', 1 + below(4)));
+      const groups = words.map(() => below(4));
+      const automaton = new WordAutomaton(words, groups);
+      for (let text = 0; text < 30; text += 1) {
+        const sample = drawn('abcABd', below(10));
+        const expected = words.reduce(
+          (bits, word, index) => (naivelyFound([word], sample) ? bits | (1 << groups[index]!) : bits),
+          0,
+        );
+        expect(automaton.groupsIn(sample), `${JSON.stringify(words)} ${groups} in ${sample}`).toBe(expected);
+        seen.add(expected);
+      }
+    }
+    // Every combination of the four groups came up.
+    expect(seen.size).toBe(16);
+  });
+
+  it('refuses a group past 30, where a bit of a 32-bit integer would be its sign', () => {
+    expect(() => new WordAutomaton(['ok'], [31])).toThrow("a word's group is 0 to 30: 31");
   });
 });
 
