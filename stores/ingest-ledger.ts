@@ -17,8 +17,12 @@ const spanKey = (hex: string) => `('x' || ${hex})::bit(64)::bigint`;
 // stack's ledger of about a million traces.
 // Id lists travel as one comma-joined text, split by Postgres: node-pg escapes an array parameter
 // element by element in JS, which cost more of the API's CPU than the query. Only valid ids are
-// sent (hex digits, never a comma), and only they convert to the ledger's keys.
+// sent (hex digits, never a comma), and only they convert to the ledger's keys. A span's trace is
+// sent as its place in the list of the request's traces (from 1, as WITH ORDINALITY numbers
+// them) rather than as the trace id again: a trace id is 33 characters and a trace holds several
+// spans, so the statements were half trace ids, every one of which Postgres parsed as a uuid.
 const idList = (param: string) => `string_to_array(${param}, ',')`;
+const placeList = (param: string) => `string_to_array(${param}, ',')::int[]`;
 const traceHex = (key: string) => `replace(${key}::text, '-', '')`;
 
 export interface TraceFacts extends LedgerFacts {
@@ -42,22 +46,22 @@ export async function readLedger(
 ): Promise<TraceFacts> {
   // Only good ids can be stored (admission refuses the rest, by the same rule), and only they
   // convert to the ledger's uuid and bigint keys. Each trace id is tested once: a request holds
-  // several spans a trace.
-  const validTraces = new Map<string, boolean>();
-  const traceIds: string[] = [];
+  // several spans a trace. A good trace's place is its number in the list sent, 0 for a bad one.
+  const tracePlaces = new Map<string, number>();
+  const requestTraces: string[] = [];
+  const spanPlaces: number[] = [];
   const spanIds: string[] = [];
   request.traceIds.forEach((traceId, index) => {
-    let valid = validTraces.get(traceId);
-    if (valid === undefined) {
-      valid = isGoodTraceId(traceId);
-      validTraces.set(traceId, valid);
+    let place = tracePlaces.get(traceId);
+    if (place === undefined) {
+      place = isGoodTraceId(traceId) ? requestTraces.push(traceId) : 0;
+      tracePlaces.set(traceId, place);
     }
     const spanId = request.spanIds[index]!;
-    if (!valid || !isGoodSpanId(spanId)) return;
-    traceIds.push(traceId);
+    if (place === 0 || !isGoodSpanId(spanId)) return;
+    spanPlaces.push(place);
     spanIds.push(spanId);
   });
-  const requestTraces = [...validTraces].flatMap(([traceId, valid]) => (valid ? [traceId] : [])).join(',');
   const result = await pool.query<{
     traces: [string, number, string][];
     stored: string[];
@@ -66,7 +70,7 @@ export async function readLedger(
   }>({
     name: 'ingest-ledger-read',
     text: `WITH known AS (
-       SELECT k.* FROM unnest(${idList('$2')}::uuid[]) AS r(trace_id)
+       SELECT r.place, k.* FROM unnest(${idList('$2')}::uuid[]) WITH ORDINALITY AS r(trace_id, place)
         CROSS JOIN LATERAL (
           SELECT trace_id, span_ids, first_received_at FROM ingest_traces
            WHERE org_id = $1 AND trace_id = r.trace_id LIMIT 1
@@ -75,23 +79,22 @@ export async function readLedger(
      SELECT
        (SELECT coalesce(json_agg(json_build_array(${traceHex('trace_id')}, cardinality(span_ids), first_received_at)), '[]')
           FROM known) AS traces,
-       (SELECT coalesce(json_agg(c.trace_id || ':' || c.span_id), '[]')
-          FROM unnest(${idList('$3')}, ${idList('$4')}) AS c(trace_id, span_id)
-          JOIN known k ON k.trace_id = c.trace_id::uuid
+       (SELECT coalesce(json_agg(${traceHex('k.trace_id')} || ':' || c.span_id), '[]')
+          FROM unnest(${placeList('$3')}, ${idList('$4')}) AS c(place, span_id)
+          JOIN known k ON k.place = c.place
          WHERE ${spanKey('c.span_id')} = ANY(k.span_ids)) AS stored,
        (SELECT coalesce(json_agg(d.trace_id), '[]')
-          FROM unnest(${idList('$5')}) AS r(trace_id)
+          FROM unnest(${idList('$2')}) AS r(trace_id)
           CROSS JOIN LATERAL (
             SELECT trace_id FROM deleted_traces
-             WHERE org_id = $1 AND trace_id = r.trace_id AND deleted_at > $6 LIMIT 1
+             WHERE org_id = $1 AND trace_id = r.trace_id AND deleted_at > $5 LIMIT 1
           ) d) AS deleted,
-       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $7) AS monthly`,
+       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $6) AS monthly`,
     values: [
       request.orgId,
-      requestTraces,
-      traceIds.join(','),
+      requestTraces.join(','),
+      spanPlaces.join(','),
       spanIds.join(','),
-      requestTraces,
       request.deletedSince,
       request.month,
     ],
@@ -121,18 +124,29 @@ export interface AcceptedRecord {
   bytes: number;
 }
 
+/** Traces each once, and each span's trace as its place among them (from 1), beside its id. */
+class PlacedIds {
+  readonly traces: string[] = [];
+  readonly spanPlaces: number[] = [];
+  readonly spans: string[] = [];
+  private readonly places = new Map<string, number>();
+
+  add(traceId: string, spanId: string): void {
+    let place = this.places.get(traceId);
+    if (place === undefined) {
+      place = this.traces.push(traceId);
+      this.places.set(traceId, place);
+    }
+    this.spanPlaces.push(place);
+    this.spans.push(spanId);
+  }
+}
+
 /** The accepted spans' ids as the record statement takes them: new traces' apart from known ones'. */
-function idLists(accepted: AcceptedRecord) {
-  const lists = {
-    newTraces: [] as string[],
-    newSpans: [] as string[],
-    knownTraces: [] as string[],
-    knownSpans: [] as string[],
-  };
+function idLists(accepted: AcceptedRecord): { new: PlacedIds; known: PlacedIds } {
+  const lists = { new: new PlacedIds(), known: new PlacedIds() };
   accepted.traceIds.forEach((traceId, index) => {
-    const known = accepted.knownTraces.has(traceId);
-    (known ? lists.knownTraces : lists.newTraces).push(traceId);
-    (known ? lists.knownSpans : lists.newSpans).push(accepted.spanIds[index]!);
+    (accepted.knownTraces.has(traceId) ? lists.known : lists.new).add(traceId, accepted.spanIds[index]!);
   });
   return lists;
 }
@@ -169,16 +183,18 @@ export async function recordAccepted(
           text: recordStatement,
           values: [
             lease.orgId,
-            ids.newTraces.join(','),
-            ids.newSpans.join(','),
+            ids.new.traces.join(','),
+            ids.new.spans.join(','),
             accepted.now,
             accepted.month,
             accepted.spanIds.length,
             accepted.bytes,
             lease.holder,
             lease.ttlMs,
-            ids.knownTraces.join(','),
-            ids.knownSpans.join(','),
+            ids.known.traces.join(','),
+            ids.known.spans.join(','),
+            ids.new.spanPlaces.join(','),
+            ids.known.spanPlaces.join(','),
           ],
         });
         const refused = await delivered;
@@ -207,12 +223,15 @@ export async function recordAccepted(
  */
 const recordCommit = { asyncCommit: true } as const;
 
-/** One ledger row per trace of the id lists given (trace ids, and their spans' ids beside them). */
-const traceRows = (traceIds: string, spanIds: string) =>
+/** One ledger row per trace of the id lists given (the traces, and each span's trace's place and id). */
+const traceRows = (traceIds: string, spanPlaces: string, spanIds: string) =>
   `INSERT INTO ingest_traces (org_id, trace_id, first_received_at, span_ids)
-     SELECT $1, t, $4, array_agg(${spanKey('s')}) FROM unnest(${idList(traceIds)}::uuid[], ${idList(spanIds)}) AS x(t, s)
-      WHERE EXISTS (SELECT 1 FROM lease)
-      GROUP BY t`;
+     SELECT $1, t.trace_id, $4, s.span_ids
+       FROM unnest(${idList(traceIds)}::uuid[]) WITH ORDINALITY AS t(trace_id, place)
+       JOIN (SELECT place, array_agg(${spanKey('span_id')}) AS span_ids
+               FROM unnest(${placeList(spanPlaces)}, ${idList(spanIds)}) AS x(place, span_id)
+              GROUP BY place) s ON s.place = t.place
+      WHERE EXISTS (SELECT 1 FROM lease)`;
 
 // A new trace's row is inserted without ON CONFLICT: under the org's lease no other writer can
 // have inserted it since the group's read, and the conflict check is a second descent of the
@@ -222,9 +241,9 @@ const traceRows = (traceIds: string, spanIds: string) =>
 // again). A known trace's row grows by upsert, so one that retention forgot since is recorded
 // anew.
 const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$9' })}, new_traces AS (
-     ${traceRows('$2', '$3')}
+     ${traceRows('$2', '$12', '$3')}
    ), known_traces AS (
-     ${traceRows('$10', '$11')}
+     ${traceRows('$10', '$13', '$11')}
      ON CONFLICT (org_id, trace_id) DO UPDATE SET span_ids = ingest_traces.span_ids || EXCLUDED.span_ids
    ), monthly AS (
      INSERT INTO ingest_monthly (org_id, month, spans, bytes)
