@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { createApiKey, createOrg, enableTracing } from '../api/admin/commands.ts';
 import type { ConsumerGroupId } from '../consumers/groups.ts';
-import { createClickHouse, joinSql, sql } from '../platform/clickhouse.ts';
+import { createClickHouse, idBytes, joinSql, sql } from '../platform/clickhouse.ts';
 import { createKafka } from '../platform/kafka.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
@@ -199,14 +199,16 @@ try {
 
   async function queryableTraces(samples: readonly Sample[]): Promise<Set<string>> {
     const orgIds = inList(orgs.map((org) => org.orgId));
-    const traceIds = inList(samples.map((sample) => sample.traceId));
+    const traceIds = joinSql(
+      samples.map((sample) => idBytes(sample.traceId)),
+      ', ',
+    );
     const result = await clickhouse.query({
-      query:
-        sql`SELECT DISTINCT trace_id FROM spans WHERE org_id IN (${orgIds}) AND trace_id IN (${traceIds})`
-          .text,
+      query: sql`SELECT DISTINCT lower(hex(trace_id)) AS trace_hex FROM spans
+          WHERE org_id IN (${orgIds}) AND trace_id IN (${traceIds})`.text,
       format: 'JSONEachRow',
     });
-    return new Set((await result.json<{ trace_id: string }>()).map((row) => row.trace_id));
+    return new Set((await result.json<{ trace_hex: string }>()).map((row) => row.trace_hex));
   }
 
   /** The spans projection's lag, read each second while the load runs. */

@@ -27,7 +27,10 @@ export async function migratePostgres(config: Config, log: (line: string) => voi
  * files `NNNN_name.sql` (statements separated by `;` at a line's end) applied in order, each
  * recorded in `schema_migrations` once it succeeded. Statements use IF NOT EXISTS, so a run cut
  * short can be repeated; 18.16 has no `ADD COLUMN IF NOT EXISTS`, so an `ADD COLUMN` refused
- * because the column is there already (a run cut short after it) counts as done.
+ * because the column is there already (a run cut short after it) counts as done. A file that
+ * cannot say so statement by statement (a table copied and swapped in, 0008) starts with
+ * `-- done when: <query>`: if the query's first value is not 0, the file's work is there already
+ * and it is recorded without running.
  */
 export async function migrateClickHouse(
   clickhouse: ClickHouseClient,
@@ -48,16 +51,34 @@ export async function migrateClickHouse(
   for (const file of files) {
     const version = file.replace(/\.sql$/, '');
     if (done.has(version)) continue;
-    const statements = readFileSync(new URL(file, clickhouseDir), 'utf8')
+    const text = readFileSync(new URL(file, clickhouseDir), 'utf8');
+    const doneWhen = /^-- done when: (.+)$/m.exec(text)?.[1];
+    if (doneWhen !== undefined && (await alreadyDone(clickhouse, doneWhen))) {
+      await record(clickhouse, version);
+      log(`clickhouse migration: ${version} was done already`);
+      continue;
+    }
+    const statements = text
       .split(/;\s*$/m)
       .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
       .filter(Boolean);
     for (const statement of statements) await applyStatement(clickhouse, statement);
-    await clickhouse.command({
-      query: sql`INSERT INTO schema_migrations (version, applied_at) VALUES (${version}, now())`.text,
-    });
+    await record(clickhouse, version);
     log(`clickhouse migration: applied ${version}`);
   }
+}
+
+function record(clickhouse: ClickHouseClient, version: string): Promise<unknown> {
+  return clickhouse.command({
+    query: sql`INSERT INTO schema_migrations (version, applied_at) VALUES (${version}, now())`.text,
+  });
+}
+
+/** Whether a `done when` query's first value (of its first row) is anything but 0. */
+async function alreadyDone(clickhouse: ClickHouseClient, query: string): Promise<boolean> {
+  const result = await clickhouse.query({ query, format: 'JSONEachRow' });
+  const [row] = await result.json<Record<string, unknown>>();
+  return row !== undefined && Number(Object.values(row)[0]) !== 0;
 }
 
 const addColumn = /^ALTER TABLE \S+ ADD COLUMN /i;

@@ -10,6 +10,9 @@ import type { ClickHouseClient } from './clickhouse.ts';
 /** Up to this many bytes, a value is copied byte by byte rather than by Buffer.copy. */
 const shortCopy = 32;
 
+/** A hex digit's value, from its ASCII code (either case). */
+const nibble = (code: number): number => (code <= 57 ? code - 48 : (code | 32) - 87) & 0xf;
+
 /** A growing buffer of RowBinary values, written in the table's column order. */
 export class RowBinaryWriter {
   private buf = Buffer.allocUnsafe(64 * 1024);
@@ -96,6 +99,28 @@ export class RowBinaryWriter {
     // Ids and names are short: copied here, as Buffer.copy's native call costs more than they do.
     if (end - start <= shortCopy) for (let at = start; at < end; at += 1) this.buf[this.pos++] = source[at]!;
     else this.pos += source.copy(this.buf, this.pos, start, end);
+  }
+
+  /**
+   * A FixedString(width) of the bytes the hex digits of `source` from `start` to `end` spell: an id
+   * stored as its bytes (infra/migrations/clickhouse/0008). Ids reach the projection as admission's
+   * lower-case hex of exactly that length; whatever else arrives still makes `width` bytes (digits
+   * past them left out, missing ones as 0), so one bad id cannot shift the rows after it.
+   */
+  fixedHex(source: Buffer, start: number, end: number, width: number): void {
+    this.reserve(width);
+    const { buf } = this;
+    for (let at = 0; at < width; at += 1) {
+      const digit = start + 2 * at;
+      buf[this.pos++] = digit + 1 < end ? (nibble(source[digit]!) << 4) | nibble(source[digit + 1]!) : 0;
+    }
+  }
+
+  /** A String of the bytes the hex digits of `source` from `start` to `end` spell ('' for none). */
+  hexString(source: Buffer, start: number, end: number): void {
+    const width = (end - start) >> 1;
+    this.varint(width);
+    this.fixedHex(source, start, end, width);
   }
 
   string(value: string): void {

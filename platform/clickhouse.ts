@@ -90,3 +90,16 @@ export function identifier(name: string): SqlFragment {
 export function joinSql(fragments: SqlFragment[], separator: string): SqlFragment {
   return new SqlFragment(fragments.map((fragment) => fragment.text).join(separator));
 }
+
+// Trace and span ids are stored as their bytes (infra/migrations/clickhouse/0008): a query gives
+// them back as the lower-case hex the API and the events use, and looks one up by its bytes.
+
+/** A stored id column (or id expression) as lower-case hex; '' stays ''. */
+export function hexId(column: SqlFragment): SqlFragment {
+  return sql`lower(hex(${column}))`;
+}
+
+/** A hex id as the bytes it is stored as; hex that is not an id matches no stored id. */
+export function idBytes(hexText: string): SqlFragment {
+  return sql`unhex(${hexText})`;
+}

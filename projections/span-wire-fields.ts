@@ -3,6 +3,10 @@ import { spanKinds } from '../domain/tracing/span.ts';
 import { spanFields as span, spanType } from '../schemas/events/spans-fields.ts';
 import { wireType } from '../schemas/protobuf-wire.ts';
 
+/** The bytes of a trace id and of a span id, as the read model stores them (FixedString). */
+export const traceIdBytes = 16;
+export const spanIdBytes = 8;
+
 // One span of a span event, read where it lies in the event's protobuf bytes: the spans
 // projection's row (spans-rowbinary.ts) and its trace's fragment (trace-fragments-rowbinary.ts)
 // both take their values from here. Field numbers come from spans.proto (schemas/events/spans-fields.ts).
@@ -88,6 +92,16 @@ export class SpanFields {
   /** Whether a text field is there and not empty (a text column's value is then its bytes, else ''). */
   hasText(id: number): boolean {
     return this.has(id) && this.ends[id]! > this.starts[id]!;
+  }
+
+  /** Where a text field's bytes start, or 0 when it is absent or empty (with textEnd, none). */
+  textStart(id: number): number {
+    return this.hasText(id) ? this.starts[id]! : 0;
+  }
+
+  /** Where a text field's bytes end, or 0 when it is absent or empty. */
+  textEnd(id: number): number {
+    return this.hasText(id) ? this.ends[id]! : 0;
   }
 
   /** A number field; 0 when absent. */

@@ -1,4 +1,4 @@
-import { type ClickHouseClient, identifier, joinSql, sql } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, idBytes, identifier, joinSql, sql } from '../platform/clickhouse.ts';
 import { insertRowBinary, RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { logger } from '../platform/logger.ts';
 import { poll } from '../platform/poll.ts';
@@ -99,7 +99,7 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
 
   async function remove(traces: { orgId: string; traceId: string }[]): Promise<void> {
     const keys = joinSql(
-      traces.map((trace) => sql`(${trace.orgId}, ${trace.traceId})`),
+      traces.map((trace) => sql`(${trace.orgId}, ${idBytes(trace.traceId)})`),
       ', ',
     );
     for (const table of spanTables)

@@ -9,7 +9,7 @@ import {
   tracesReceivedFields as traces,
 } from '../schemas/events/spans-fields.ts';
 import { wireType } from '../schemas/protobuf-wire.ts';
-import { SpanFields } from './span-wire-fields.ts';
+import { SpanFields, spanIdBytes, traceIdBytes } from './span-wire-fields.ts';
 import { TraceFragment } from './trace-fragments-rowbinary.ts';
 
 // The spans topic's events as the spans projection applies them (spans-clickhouse.ts): a
@@ -187,7 +187,8 @@ export function writeSpanRows(
   const fields = new SpanFields();
   const fragment = fragments && new TraceFragment(fragments, payload, shared.orgId, shared.offset);
   let index = 0;
-  // A trace id is its bytes (in the payload, or the legacy envelope's), copied into each row.
+  // A trace id is its hex digits (in the payload, or the legacy envelope's), written into each row
+  // as the bytes they spell.
   const writeTrace = (traceId: Buffer, firstReceivedMs: number, spans: [number, number][]) => {
     const firstReceived = Math.floor(firstReceivedMs / 1000);
     fragment?.begin(traceId, firstReceived);
@@ -273,10 +274,10 @@ function writeSpanRow(
   index: number,
 ): void {
   out.stringOf(shared.orgId);
-  out.stringOf(traceId);
-  textColumn(out, bytes, fields, span.spanId);
+  out.fixedHex(traceId, 0, traceId.length, traceIdBytes);
+  out.fixedHex(bytes, fields.textStart(span.spanId), fields.textEnd(span.spanId), spanIdBytes);
   out.uint32(firstReceived);
-  textColumn(out, bytes, fields, span.parentSpanId);
+  out.hexString(bytes, fields.textStart(span.parentSpanId), fields.textEnd(span.parentSpanId));
   textColumn(out, bytes, fields, span.name);
   out.uint8(kind);
   out.uint8(fields.number(span.otelKind));

@@ -1,6 +1,12 @@
 import type { RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { spanFields as span } from '../schemas/events/spans-fields.ts';
-import { generationKindCode, kindBytes, type SpanFields } from './span-wire-fields.ts';
+import {
+  generationKindCode,
+  kindBytes,
+  type SpanFields,
+  spanIdBytes,
+  traceIdBytes,
+} from './span-wire-fields.ts';
 
 // The trace list's read model (infra/migrations/clickhouse/0003_trace_fragments.sql): one row, a
 // fragment, per trace of each span event, written by the spans projection beside the spans' rows
@@ -124,8 +130,8 @@ export class TraceFragment {
     }
     this.count += 1;
 
-    const idStart = textStart(fields, span.spanId);
-    const idEnd = textEnd(fields, span.spanId);
+    const idStart = fields.textStart(span.spanId);
+    const idEnd = fields.textEnd(span.spanId);
     this.spanIds.push(idStart, idEnd);
     if (fields.statusCode() === 2) this.errorSpanIds.push(idStart, idEnd);
     // Tokens as `ifNull(tokens, 0)`.
@@ -149,12 +155,12 @@ export class TraceFragment {
       this.firstStartHigh[slot] = startHigh;
       this.firstStartLow[slot] = startLow;
       // A root's name is a text column ('' when absent); the context values are Nullable.
-      this.firstValueStart[slot] = among === 'roots' ? textStart(fields, value) : fields.starts[value]!;
-      this.firstValueEnd[slot] = among === 'roots' ? textEnd(fields, value) : fields.ends[value]!;
+      this.firstValueStart[slot] = among === 'roots' ? fields.textStart(value) : fields.starts[value]!;
+      this.firstValueEnd[slot] = among === 'roots' ? fields.textEnd(value) : fields.ends[value]!;
     }
 
     if (fields.has(span.model)) this.models.add(bytes, fields.starts[span.model]!, fields.ends[span.model]!);
-    this.names.add(bytes, textStart(fields, span.name), textEnd(fields, span.name));
+    this.names.add(bytes, fields.textStart(span.name), fields.textEnd(span.name));
     if (!this.kinds.includes(kind)) this.kinds.push(kind);
   }
 
@@ -176,14 +182,14 @@ export class TraceFragment {
     if (this.count === 0) return;
     const { bytes, out } = this;
     out.stringOf(this.orgId);
-    out.stringOf(this.traceId);
+    out.fixedHex(this.traceId, 0, this.traceId.length, traceIdBytes);
     out.uint32(this.firstReceived);
     out.uint64(this.minStartLow, this.minStartHigh);
     out.uint64(this.maxEndLow, this.maxEndHigh);
-    writeTexts(out, bytes, this.spanIds, 2);
-    writeTexts(out, bytes, this.errorSpanIds, 2);
+    writeSpanIds(out, bytes, this.spanIds, 2);
+    writeSpanIds(out, bytes, this.errorSpanIds, 2);
     const { generations } = this;
-    writeTexts(out, bytes, generations, 6);
+    writeSpanIds(out, bytes, generations, 6);
     for (const first of [2, 4]) {
       out.arrayLength(generations.length / 6);
       for (let at = 0; at < generations.length; at += 6)
@@ -212,10 +218,6 @@ export class TraceFragment {
     hex8(key, 33, this.firstPlace[slot]!);
   }
 }
-
-/** Where a text column's bytes are: the field's, or none when it is absent or empty (the column's ''). */
-const textStart = (fields: SpanFields, id: number) => (fields.hasText(id) ? fields.starts[id]! : 0);
-const textEnd = (fields: SpanFields, id: number) => (fields.hasText(id) ? fields.ends[id]! : 0);
 
 /**
  * Distinct texts of one event's bytes, by their places, in the order first seen. A few are
@@ -255,6 +257,13 @@ function sameBytes(bytes: Buffer, aStart: number, aEnd: number, bStart: number, 
   for (let offset = 0; offset < aEnd - aStart; offset += 1)
     if (bytes[aStart + offset] !== bytes[bStart + offset]) return false;
   return true;
+}
+
+/** An Array(FixedString(8)) of the hex span ids at every `stride` numbers of `places`, as their bytes. */
+function writeSpanIds(out: RowBinaryWriter, bytes: Buffer, places: number[], stride: number): void {
+  out.arrayLength(places.length / stride);
+  for (let at = 0; at < places.length; at += stride)
+    out.fixedHex(bytes, places[at]!, places[at + 1]!, spanIdBytes);
 }
 
 /** An Array(String) of the texts at every `stride` numbers of `places` (each a start and an end). */

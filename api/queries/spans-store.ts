@@ -1,5 +1,5 @@
 import type { SpanKind, StoredSpan } from '../../domain/tracing/span.ts';
-import { type ClickHouseClient, sql } from '../../platform/clickhouse.ts';
+import { type ClickHouseClient, hexId, idBytes, identifier, sql } from '../../platform/clickhouse.ts';
 
 // One trace's spans and one span, from the spans read model, within one org. A redelivered span is
 // stored twice until a merge collapses it; the reads keep the copy sent first (the least offset and
@@ -10,14 +10,21 @@ import { type ClickHouseClient, sql } from '../../platform/clickhouse.ts';
 /** The order the spans were sent in: the event's offset, then the span's place in it. */
 const sentOrder = sql`received_offset, received_index`;
 
+/** The stored columns a span's head is read from (its ids as their bytes). */
 const headColumns = sql`span_id, parent_span_id, name, kind, otel_kind, start_time_unix_nano,
   end_time_unix_nano, status_code, status_message, model, input_tokens, output_tokens, session_id,
   user_id, service_name, environment, input_truncated, output_truncated, redacted_count, scope_name,
   scope_version`;
 
+/** The head as read: `headColumns` with the ids as hex, under names of their own. */
+const headOutput = sql`${hexId(identifier('span_id'))} AS span_hex, ${hexId(identifier('parent_span_id'))} AS parent_hex,
+  name, kind, otel_kind, start_time_unix_nano, end_time_unix_nano, status_code, status_message,
+  model, input_tokens, output_tokens, session_id, user_id, service_name, environment,
+  input_truncated, output_truncated, redacted_count, scope_name, scope_version`;
+
 interface HeadRow {
-  span_id: string;
-  parent_span_id: string;
+  span_hex: string;
+  parent_hex: string;
   name: string;
   kind: SpanKind;
   otel_kind: number;
@@ -45,8 +52,8 @@ const optionalCount = (value: string | null) => (value === null ? null : Number(
 function spanFromHead(traceId: string, row: HeadRow): StoredSpan {
   return {
     traceId,
-    spanId: row.span_id,
-    parentSpanId: row.parent_span_id,
+    spanId: row.span_hex,
+    parentSpanId: row.parent_hex,
     name: row.name,
     kind: row.kind,
     otelKind: row.otel_kind,
@@ -82,9 +89,9 @@ export async function traceSpans(
   traceId: string,
 ): Promise<StoredSpan[]> {
   const query = sql`
-    SELECT ${headColumns} FROM (
+    SELECT ${headOutput} FROM (
       SELECT ${headColumns}, ${sentOrder} FROM spans
-      PREWHERE org_id = ${orgId} AND trace_id = ${traceId}
+      PREWHERE org_id = ${orgId} AND trace_id = ${idBytes(traceId)}
       ORDER BY span_id, ${sentOrder}
       LIMIT 1 BY span_id)
     ORDER BY start_time_unix_nano, ${sentOrder}`;
@@ -115,10 +122,10 @@ export async function findSpan(
   spanId: string,
 ): Promise<FullSpan | undefined> {
   const query = sql`
-    SELECT ${headColumns}, input, output, attributes, events, links, resource_attributes,
+    SELECT ${headOutput}, input, output, attributes, events, links, resource_attributes,
       toUnixTimestamp(trace_first_received_at) AS received_at
     FROM spans
-    PREWHERE org_id = ${orgId} AND trace_id = ${traceId} AND span_id = ${spanId}
+    PREWHERE org_id = ${orgId} AND trace_id = ${idBytes(traceId)} AND span_id = ${idBytes(spanId)}
     ORDER BY ${sentOrder}
     LIMIT 1`;
   const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });

@@ -3,6 +3,8 @@ import type { SpanKind } from '../../domain/tracing/span.ts';
 import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
 import {
   type ClickHouseClient,
+  hexId,
+  idBytes,
   identifier,
   joinSql,
   type SqlFragment,
@@ -67,7 +69,7 @@ const traceAggregates = sql`
   arraySort(groupUniqArrayArray(span_models)) AS models`;
 
 interface TraceRow {
-  trace_id: string;
+  trace_hex: string;
   trace_start: string;
   trace_end: string;
   span_count: string;
@@ -90,7 +92,7 @@ export interface ListedTrace {
 function listedTrace(row: TraceRow): ListedTrace {
   return {
     summary: {
-      traceId: row.trace_id,
+      traceId: row.trace_hex,
       sessionId: row.session_value,
       userId: row.user_value,
       serviceName: row.service_value,
@@ -163,7 +165,7 @@ function traceConditions(orgId: string, filter: TraceFilter, lower: bigint) {
   if (filter.to) exact.push(sql`${traceStart} < ${toNanos(filter.to)}`);
   if (filter.cursor)
     exact.push(
-      sql`tuple(${traceStart}, trace_id) < tuple(${filter.cursor.startTimeUnixNano}, ${filter.cursor.traceId})`,
+      sql`tuple(${traceStart}, trace_id) < tuple(${filter.cursor.startTimeUnixNano}, ${idBytes(filter.cursor.traceId)})`,
     );
   return { fragment, exact };
 }
@@ -209,7 +211,7 @@ async function windowTraces(
   const where = joinSql([inWindow, ...fragment], ' AND ');
   const having = exact.length === 0 ? sql`1` : joinSql(exact, ' AND ');
   const query = sql`
-    SELECT trace_id, ${traceAggregates}
+    SELECT ${hexId(identifier('trace_id'))} AS trace_hex, ${traceAggregates}
     FROM trace_fragments
     PREWHERE ${inWindow} AND trace_id IN (
       SELECT trace_id FROM trace_fragments
@@ -233,14 +235,11 @@ async function startedBefore(
 ): Promise<Set<string>> {
   if (lower === 0n || traceIds.length === 0) return new Set();
   const query = sql`
-    SELECT DISTINCT trace_id FROM trace_fragments
+    SELECT DISTINCT ${hexId(identifier('trace_id'))} AS trace_hex FROM trace_fragments
     PREWHERE org_id = ${orgId} AND min_start_time_unix_nano < ${lower}
-      AND trace_id IN (${joinSql(
-        traceIds.map((traceId) => sql`${traceId}`),
-        ', ',
-      )})`;
+      AND trace_id IN (${joinSql(traceIds.map(idBytes), ', ')})`;
   const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
-  return new Set((await result.json<{ trace_id: string }>()).map((row) => row.trace_id));
+  return new Set((await result.json<{ trace_hex: string }>()).map((row) => row.trace_hex));
 }
 
 /** Fragments in the first window per page row wanted; a wider window after that, then the org. */
@@ -270,9 +269,9 @@ export async function listTraces(
       clickhouse,
       orgId,
       lower,
-      found.map((row) => row.trace_id),
+      found.map((row) => row.trace_hex),
     );
-    const page = found.filter((row) => !before.has(row.trace_id));
+    const page = found.filter((row) => !before.has(row.trace_hex));
     // Fewer than wanted from a window that is not the whole (filtered) org: a wider one may add some.
     if (page.length < wanted && bound > 0n) return undefined;
     return { traces: page.slice(0, filter.limit).map(listedTrace), more: page.length > filter.limit };

@@ -310,7 +310,8 @@ describe('what the load met, and what was kept', () => {
       async () => {
         const found = await (
           await clickhouse.query({
-            query: sql`SELECT concat(trace_id, ':', span_id) AS key, count() AS copies FROM spans FINAL
+            query:
+              sql`SELECT concat(lower(hex(trace_id)), ':', lower(hex(span_id))) AS key, count() AS copies FROM spans FINAL
                        WHERE org_id = ${orgId} GROUP BY key`.text,
             format: 'JSONEachRow',
           })

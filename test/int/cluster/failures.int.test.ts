@@ -296,7 +296,7 @@ describe('a broker killed under load', () => {
     const stored = await eventually(
       async () => {
         const found = await rows<{ key: string; copies: string }>(
-          sql`SELECT concat(trace_id, ':', span_id) AS key, count() AS copies FROM spans FINAL
+          sql`SELECT concat(lower(hex(trace_id)), ':', lower(hex(span_id))) AS key, count() AS copies FROM spans FINAL
              WHERE org_id = ${orgId} GROUP BY key`.text,
         );
         return found.length >= expected.length ? found : undefined;
@@ -486,6 +486,7 @@ const postgresReadModels = [
 const clickhouseReadModels = [
   `SELECT org_id, request_id, occurred_at_ms, key_id, model, endpoint, input_tokens, output_tokens, fallback, latency_ms
      FROM requests FINAL ORDER BY org_id, request_id`,
-  `SELECT org_id, trace_id, span_id, name, kind, start_time_unix_nano, end_time_unix_nano, status_code, size_bytes
+  `SELECT org_id, lower(hex(trace_id)) AS trace_hex, lower(hex(span_id)) AS span_hex, name, kind, start_time_unix_nano,
+       end_time_unix_nano, status_code, size_bytes
      FROM spans FINAL ORDER BY org_id, trace_id, span_id`,
 ];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from '../../../platform/clickhouse.ts';
+import { idBytes, sql } from '../../../platform/clickhouse.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import {
   agentTrace,
@@ -39,7 +39,7 @@ async function everyAnswer(key: string, trace: ReturnType<typeof agentTrace>) {
 async function rawRows(orgId: string, traceId: string) {
   const result = await platform.clickhouse.query({
     query: sql`SELECT count() AS n, max(received_offset) AS last FROM spans
-      WHERE org_id = ${orgId} AND trace_id = ${traceId}`.text,
+      WHERE org_id = ${orgId} AND trace_id = ${idBytes(traceId)}`.text,
     format: 'JSONEachRow',
   });
   const [row] = await result.json<{ n: string; last: string }>();

@@ -74,9 +74,10 @@ async function project(events: { event: Extract<SpanEvent, { type: 'SpansReceive
 /** A table's fragments, the set-valued arrays sorted (the view's order within them is the engine's). */
 async function fragmentsIn(table: string): Promise<Record<string, unknown>[]> {
   const result = await clickhouse.query({
-    query: `SELECT org_id, trace_id, trace_first_received_at, min_start_time_unix_nano,
-        max_end_time_unix_nano, arraySort(span_ids) AS span_ids, arraySort(error_span_ids) AS error_span_ids,
-        arraySort(arrayMap((id, i, o) -> concat(id, ':', toString(i), ':', toString(o)),
+    query: `SELECT org_id, lower(hex(trace_id)) AS trace_hex, trace_first_received_at, min_start_time_unix_nano,
+        max_end_time_unix_nano, arraySort(arrayMap(id -> lower(hex(id)), span_ids)) AS span_hexes,
+        arraySort(arrayMap(id -> lower(hex(id)), error_span_ids)) AS error_span_hexes,
+        arraySort(arrayMap((id, i, o) -> concat(lower(hex(id)), ':', toString(i), ':', toString(o)),
           generation_span_ids, generation_input_tokens, generation_output_tokens)) AS generations,
         root_span, trace_session_id, trace_user_id, trace_service, trace_environment,
         arraySort(span_models) AS span_models, arraySort(span_kinds) AS span_kinds,
@@ -85,7 +86,14 @@ async function fragmentsIn(table: string): Promise<Record<string, unknown>[]> {
       ORDER BY trace_id, min_start_time_unix_nano, root_span, trace_session_id, span_ids`,
     format: 'JSONEachRow',
   });
-  return result.json();
+  // The ids are stored as their bytes: read back as hex, under their names.
+  const read = await result.json<Record<string, unknown>>();
+  return read.map(({ trace_hex, span_hexes, error_span_hexes, ...row }) => ({
+    ...row,
+    trace_id: trace_hex,
+    span_ids: span_hexes,
+    error_span_ids: error_span_hexes,
+  }));
 }
 
 const at = new Date('2026-11-20T10:00:00.750Z');
