@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { createApiKey, createOrg, enableTracing } from '../api/admin/commands.ts';
 import type { ConsumerGroupId } from '../consumers/groups.ts';
-import { createClickHouse, idBytes, joinSql, sql } from '../platform/clickhouse.ts';
+import { createClickHouse, hexId, idBytes, joinSql, sql } from '../platform/clickhouse.ts';
 import { createKafka } from '../platform/kafka.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { createEventProducer } from '../producers/producer.ts';
@@ -204,7 +204,7 @@ try {
       ', ',
     );
     const result = await clickhouse.query({
-      query: sql`SELECT DISTINCT lower(hex(trace_id)) AS trace_hex FROM spans
+      query: sql`SELECT DISTINCT ${hexId('trace_id')} AS trace_hex FROM spans
           WHERE org_id IN (${orgIds}) AND trace_id IN (${traceIds})`.text,
       format: 'JSONEachRow',
     });

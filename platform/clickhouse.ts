@@ -94,9 +94,9 @@ export function joinSql(fragments: SqlFragment[], separator: string): SqlFragmen
 // Trace and span ids are stored as their bytes (infra/migrations/clickhouse/0008): a query gives
 // them back as the lower-case hex the API and the events use, and looks one up by its bytes.
 
-/** A stored id column (or id expression) as lower-case hex; '' stays ''. */
-export function hexId(column: SqlFragment): SqlFragment {
-  return sql`lower(hex(${column}))`;
+/** A stored id column as lower-case hex; '' stays ''. */
+export function hexId(column: string): SqlFragment {
+  return sql`lower(hex(${identifier(column)}))`;
 }
 
 /** A hex id as the bytes it is stored as; hex that is not an id matches no stored id. */

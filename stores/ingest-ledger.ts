@@ -25,6 +25,28 @@ const idList = (param: string) => `string_to_array(${param}, ',')`;
 const placeList = (param: string) => `string_to_array(${param}, ',')::int[]`;
 const traceHex = (key: string) => `replace(${key}::text, '-', '')`;
 
+/** Traces each once, and each span's trace as its place among them (from 1), beside its id. */
+class PlacedIds {
+  readonly traces: string[] = [];
+  readonly spanPlaces: number[] = [];
+  readonly spans: string[] = [];
+  private readonly places = new Map<string, number>();
+
+  has(traceId: string): boolean {
+    return this.places.has(traceId);
+  }
+
+  add(traceId: string, spanId: string): void {
+    let place = this.places.get(traceId);
+    if (place === undefined) {
+      place = this.traces.push(traceId);
+      this.places.set(traceId, place);
+    }
+    this.spanPlaces.push(place);
+    this.spans.push(spanId);
+  }
+}
+
 export interface TraceFacts extends LedgerFacts {
   /** When each known trace's first span was received. */
   traceFirstReceived: ReadonlyMap<string, Date>;
@@ -45,22 +67,12 @@ export async function readLedger(
   request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
 ): Promise<TraceFacts> {
   // Only good ids can be stored (admission refuses the rest, by the same rule), and only they
-  // convert to the ledger's uuid and bigint keys. Each trace id is tested once: a request holds
-  // several spans a trace. A good trace's place is its number in the list sent, 0 for a bad one.
-  const tracePlaces = new Map<string, number>();
-  const requestTraces: string[] = [];
-  const spanPlaces: number[] = [];
-  const spanIds: string[] = [];
+  // convert to the ledger's uuid and bigint keys. A trace already placed was found good, so a good
+  // trace's id is tested once, though a request holds several spans a trace.
+  const ids = new PlacedIds();
   request.traceIds.forEach((traceId, index) => {
-    let place = tracePlaces.get(traceId);
-    if (place === undefined) {
-      place = isGoodTraceId(traceId) ? requestTraces.push(traceId) : 0;
-      tracePlaces.set(traceId, place);
-    }
     const spanId = request.spanIds[index]!;
-    if (place === 0 || !isGoodSpanId(spanId)) return;
-    spanPlaces.push(place);
-    spanIds.push(spanId);
+    if ((ids.has(traceId) || isGoodTraceId(traceId)) && isGoodSpanId(spanId)) ids.add(traceId, spanId);
   });
   const result = await pool.query<{
     traces: [string, number, string][];
@@ -92,9 +104,9 @@ export async function readLedger(
        (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $6) AS monthly`,
     values: [
       request.orgId,
-      requestTraces.join(','),
-      spanPlaces.join(','),
-      spanIds.join(','),
+      ids.traces.join(','),
+      ids.spanPlaces.join(','),
+      ids.spans.join(','),
       request.deletedSince,
       request.month,
     ],
@@ -122,24 +134,6 @@ export interface AcceptedRecord {
    */
   knownTraces: { has(traceId: string): boolean };
   bytes: number;
-}
-
-/** Traces each once, and each span's trace as its place among them (from 1), beside its id. */
-class PlacedIds {
-  readonly traces: string[] = [];
-  readonly spanPlaces: number[] = [];
-  readonly spans: string[] = [];
-  private readonly places = new Map<string, number>();
-
-  add(traceId: string, spanId: string): void {
-    let place = this.places.get(traceId);
-    if (place === undefined) {
-      place = this.traces.push(traceId);
-      this.places.set(traceId, place);
-    }
-    this.spanPlaces.push(place);
-    this.spans.push(spanId);
-  }
 }
 
 /** The accepted spans' ids as the record statement takes them: new traces' apart from known ones'. */

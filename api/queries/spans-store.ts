@@ -1,5 +1,5 @@
 import type { SpanKind, StoredSpan } from '../../domain/tracing/span.ts';
-import { type ClickHouseClient, hexId, idBytes, identifier, sql } from '../../platform/clickhouse.ts';
+import { type ClickHouseClient, hexId, idBytes, sql } from '../../platform/clickhouse.ts';
 
 // One trace's spans and one span, from the spans read model, within one org. A redelivered span is
 // stored twice until a merge collapses it; the reads keep the copy sent first (the least offset and
@@ -10,17 +10,16 @@ import { type ClickHouseClient, hexId, idBytes, identifier, sql } from '../../pl
 /** The order the spans were sent in: the event's offset, then the span's place in it. */
 const sentOrder = sql`received_offset, received_index`;
 
-/** The stored columns a span's head is read from (its ids as their bytes). */
-const headColumns = sql`span_id, parent_span_id, name, kind, otel_kind, start_time_unix_nano,
-  end_time_unix_nano, status_code, status_message, model, input_tokens, output_tokens, session_id,
-  user_id, service_name, environment, input_truncated, output_truncated, redacted_count, scope_name,
-  scope_version`;
+/** A span's head beside its ids: what the trace view and the span detail read. */
+const headValues = sql`name, kind, otel_kind, start_time_unix_nano, end_time_unix_nano, status_code,
+  status_message, model, input_tokens, output_tokens, session_id, user_id, service_name,
+  environment, input_truncated, output_truncated, redacted_count, scope_name, scope_version`;
 
-/** The head as read: `headColumns` with the ids as hex, under names of their own. */
-const headOutput = sql`${hexId(identifier('span_id'))} AS span_hex, ${hexId(identifier('parent_span_id'))} AS parent_hex,
-  name, kind, otel_kind, start_time_unix_nano, end_time_unix_nano, status_code, status_message,
-  model, input_tokens, output_tokens, session_id, user_id, service_name, environment,
-  input_truncated, output_truncated, redacted_count, scope_name, scope_version`;
+/** The stored columns a span's head is read from (its ids as their bytes). */
+const headColumns = sql`span_id, parent_span_id, ${headValues}`;
+
+/** The head as answered: the ids as hex, under names of their own. */
+const headOutput = sql`${hexId('span_id')} AS span_hex, ${hexId('parent_span_id')} AS parent_hex, ${headValues}`;
 
 interface HeadRow {
   span_hex: string;

@@ -211,7 +211,7 @@ async function windowTraces(
   const where = joinSql([inWindow, ...fragment], ' AND ');
   const having = exact.length === 0 ? sql`1` : joinSql(exact, ' AND ');
   const query = sql`
-    SELECT ${hexId(identifier('trace_id'))} AS trace_hex, ${traceAggregates}
+    SELECT ${hexId('trace_id')} AS trace_hex, ${traceAggregates}
     FROM trace_fragments
     PREWHERE ${inWindow} AND trace_id IN (
       SELECT trace_id FROM trace_fragments
@@ -235,7 +235,7 @@ async function startedBefore(
 ): Promise<Set<string>> {
   if (lower === 0n || traceIds.length === 0) return new Set();
   const query = sql`
-    SELECT DISTINCT ${hexId(identifier('trace_id'))} AS trace_hex FROM trace_fragments
+    SELECT DISTINCT ${hexId('trace_id')} AS trace_hex FROM trace_fragments
     PREWHERE org_id = ${orgId} AND min_start_time_unix_nano < ${lower}
       AND trace_id IN (${joinSql(traceIds.map(idBytes), ', ')})`;
   const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });

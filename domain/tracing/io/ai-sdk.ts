@@ -105,6 +105,7 @@ const readPrompt = messagesParser(prompt);
 
 export const aiSdk: Convention = {
   name: 'AI SDK',
+  keyPrefixes: ['ai.'],
   readInput: ({ attributes }) =>
     readMessages(attributes, 'ai.prompt.messages', readPromptMessages) ??
     readMessages(attributes, 'ai.prompt', readPrompt) ??

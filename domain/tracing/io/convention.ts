@@ -25,6 +25,11 @@ export interface Reading {
 
 export interface Convention {
   name: string;
+  /**
+   * What every attribute key it reads on the span itself starts with: a span with no events and
+   * no such attribute is not read by it (index.ts). Its tests fail if it reads a key outside them.
+   */
+  keyPrefixes: readonly string[];
   readInput(source: IoSource): Reading | undefined;
   readOutput(source: IoSource): Reading | undefined;
 }

@@ -26,6 +26,7 @@ import {
 
 export const genAiIndexed: Convention = {
   name: 'GenAI indexed',
+  keyPrefixes: ['gen_ai.'],
   readInput: (source) =>
     readMessageFamily(source.attributes, 'gen_ai.prompt', (fields) => toMessage(fields, 'user')),
   readOutput: (source) =>

@@ -5,6 +5,7 @@ import { type Convention, readValue } from './convention.ts';
 
 export const genAiTool: Convention = {
   name: 'GenAI tool calls',
+  keyPrefixes: ['gen_ai.'],
   readInput: (source) => readValue(source.attributes, 'gen_ai.tool.call.arguments'),
   readOutput: (source) => readValue(source.attributes, 'gen_ai.tool.call.result'),
 };

@@ -87,6 +87,7 @@ function readSystemInstructions(value: JsonValue): Part[] {
 
 export const genAi: Convention = {
   name: 'GenAI',
+  keyPrefixes: ['gen_ai.'],
   readInput: (source) => onSpanOrDetailsEvent(source, readInputFrom),
   readOutput: (source) =>
     onSpanOrDetailsEvent(source, (attributes) => readMessages(attributes, outputKey, readGenAiMessages)),

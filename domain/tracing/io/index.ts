@@ -35,13 +35,11 @@ export interface InputOutput {
 }
 
 /**
- * Every attribute a convention reads on the span itself starts with one of these; a span with no
- * events and none of them has neither input nor output, and is not read by each convention in
- * turn (for a span of a service's own, two attributes and no events, that was a sixth of its
- * normalization). The conventions' tests, and the recorded instrumentations', fail if one reads
- * a key outside them.
+ * The conventions' key prefixes together: a span with no events and no attribute under one of them
+ * has neither input nor output, and is not read by each convention in turn (for a span of a
+ * service's own, two attributes and no events, that was a sixth of its normalization).
  */
-const conventionKeyPrefixes = ['gen_ai.', 'ai.', 'llm.', 'input.', 'output.', 'traceloop.'] as const;
+const conventionKeyPrefixes = [...new Set(conventions.flatMap((convention) => convention.keyPrefixes))];
 
 function mayHoldInputOutput(source: IoSource): boolean {
   if (source.events.length > 0) return true;
@@ -50,14 +48,20 @@ function mayHoldInputOutput(source: IoSource): boolean {
   return false;
 }
 
+// Most spans carry neither (a service's own spans around its model calls): their attributes and
+// events are kept as they came rather than copied.
+const neither = (source: IoSource): InputOutput => ({
+  input: null,
+  output: null,
+  attributes: source.attributes,
+  events: source.events,
+});
+
 export function readInputOutput(source: IoSource): InputOutput {
-  const candidate = mayHoldInputOutput(source);
-  const input = candidate ? readInput(source) : undefined;
-  const output = candidate ? readOutput(source) : undefined;
-  // Most spans carry neither (a service's own spans around its model calls): their attributes and
-  // events are kept as they came rather than copied.
-  if (input === undefined && output === undefined)
-    return { input: null, output: null, attributes: source.attributes, events: source.events };
+  if (!mayHoldInputOutput(source)) return neither(source);
+  const input = readInput(source);
+  const output = readOutput(source);
+  if (input === undefined && output === undefined) return neither(source);
   const readings = [input, output].filter((reading) => reading !== undefined);
   return {
     input: input?.value ?? null,

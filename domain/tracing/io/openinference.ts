@@ -27,6 +27,7 @@ type Side = typeof input | typeof output;
 
 export const openInference: Convention = {
   name: 'OpenInference',
+  keyPrefixes: ['llm.', 'input.', 'output.'],
   readInput: ({ attributes }) => readSide(attributes, input),
   readOutput: ({ attributes }) => readSide(attributes, output),
 };

@@ -5,6 +5,7 @@ import { type Convention, readValue } from './convention.ts';
 
 export const traceloop: Convention = {
   name: 'Traceloop',
+  keyPrefixes: ['traceloop.'],
   readInput: (source) => readValue(source.attributes, 'traceloop.entity.input'),
   readOutput: (source) => readValue(source.attributes, 'traceloop.entity.output'),
 };
