@@ -21,4 +21,4 @@ case "${1:-api}" in
     ;;
 esac
 export ORRERY_SERVICE="${ORRERY_SERVICE:-${1:-api}}"
-exec node --max-semi-space-size=64 --import tsx "$entry"
+exec node --max-semi-space-size=64 --initial-old-space-size=256 --import tsx "$entry"
