@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Duplex } from 'node:stream';
+import { type Duplex, Readable } from 'node:stream';
 import { invalidRequest, SandboxError } from '../domain/sandboxes/errors.ts';
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import type { Config } from '../platform/config.ts';
@@ -14,7 +14,14 @@ import {
   type StreamingExecOptions,
   startExec,
 } from './exec.ts';
-import { readSandboxFile, writeSandboxFile } from './files.ts';
+import { collectSized } from './file-streams.ts';
+import {
+  type OpenedFile,
+  openSandboxFile,
+  type WriteOptions,
+  type Written,
+  writeSandboxFileFrom,
+} from './files.ts';
 import { setFrozen } from './freeze.ts';
 import { hostProgram } from './host.ts';
 import {
@@ -178,13 +185,32 @@ export class SandboxRuntime {
     return startExec(await this.running(id), command, options);
   }
 
-  async readFile(id: string, path: string): Promise<Uint8Array> {
-    return readSandboxFile(await this.running(id), path);
+  /**
+   * Resolves once the file is known to exist, be a regular file and hold at most 64 MiB; `bytes`
+   * then streams exactly `sizeBytes` bytes, as fast as the consumer takes them (files.ts).
+   */
+  async openFile(id: string, path: string): Promise<OpenedFile> {
+    return openSandboxFile(await this.running(id), path);
   }
 
-  async writeFile(id: string, path: string, contents: Uint8Array | string) {
+  /** Streams `source` into the file, which changes only once the whole body arrived (files.ts). */
+  async writeFileFrom(
+    id: string,
+    path: string,
+    source: Readable,
+    options: WriteOptions = {},
+  ): Promise<Written> {
+    return writeSandboxFileFrom(await this.running(id), path, source, options);
+  }
+
+  async readFile(id: string, path: string): Promise<Uint8Array> {
+    const { sizeBytes, bytes } = await this.openFile(id, path);
+    return collectSized(bytes, sizeBytes);
+  }
+
+  async writeFile(id: string, path: string, contents: Uint8Array | string): Promise<Written> {
     const bytes = typeof contents === 'string' ? new TextEncoder().encode(contents) : contents;
-    return writeSandboxFile(await this.running(id), path, bytes);
+    return this.writeFileFrom(id, path, Readable.from([bytes]), { declaredBytes: bytes.length });
   }
 
   /** A byte stream to 127.0.0.1:<port> inside the sandbox (ports.ts). */
