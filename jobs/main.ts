@@ -2,7 +2,6 @@ import Fastify from 'fastify';
 import { createClickHouse } from '../platform/clickhouse.ts';
 import { config } from '../platform/config.ts';
 import { logger } from '../platform/logger.ts';
-import { jobRuns } from '../platform/metrics.ts';
 import { observabilityPlugin } from '../platform/observability.ts';
 import { createPgPool } from '../platform/postgres.ts';
 import { storeWatch, watchedReadiness } from '../platform/readiness.ts';
@@ -11,18 +10,20 @@ import { onShutdown } from '../platform/shutdown.ts';
 import { createEventProducer } from '../producers/producer.ts';
 import { postCharges } from './post-charges.ts';
 import { runRetention } from './retention.ts';
+import { type Job, startJobs } from './runner.ts';
 import { compactSpanFacts } from './span-facts-compaction.ts';
 
 // The jobs process: the platform's periodic work on timers (charge posting, retention, settling the
-// analytics' span facts), one run of each at a time, plus /healthz, /readyz and /metrics. `npm
-// start` runs it beside the API and the consumers; each job also runs by hand (`npx tsx
+// analytics' span facts), plus /healthz, /readyz and /metrics. Any number of them may run: each
+// run of a job holds its Postgres lock, so it runs in one process at a time (jobs/runner.ts). `npm
+// start` runs one beside the API and the consumers; each job also runs by hand (`npx tsx
 // jobs/<job>.ts`).
 const pool = createPgPool(3);
 const clickhouse = createClickHouse();
 const producer = await createEventProducer('orrery-jobs');
 const intervals = config().jobs;
 
-const jobs = [
+const jobs: Job[] = [
   {
     name: 'post-charges',
     everyMs: intervals.postChargesEverySeconds * 1000,
@@ -40,32 +41,9 @@ const jobs = [
   },
 ];
 
-const timers: NodeJS.Timeout[] = [];
-const running = new Set<Promise<unknown>>();
-for (const job of jobs) {
-  let busy = false;
-  const tick = () => {
-    if (busy) return;
-    busy = true;
-    const run = job
-      .run()
-      .then((result) => {
-        jobRuns.inc({ job: job.name, outcome: 'ok' });
-        logger.info({ job: job.name, result }, `${job.name} done`);
-      })
-      .catch((error: unknown) => {
-        jobRuns.inc({ job: job.name, outcome: 'failed' });
-        logger.error({ job: job.name, err: error }, `${job.name} failed; it runs again at its next time`);
-      })
-      .finally(() => {
-        busy = false;
-        running.delete(run);
-      });
-    running.add(run);
-  };
-  timers.push(setInterval(tick, job.everyMs));
-  setTimeout(tick, 5_000).unref();
-}
+// A session for each job's lock while it runs (jobs/runner.ts), apart from the runs' own.
+const locks = createPgPool(jobs.length);
+const running = startJobs(jobs, { locks, logger });
 
 const server = Fastify(serverOptions(logger));
 // Ready while every store its jobs read and write answers.
@@ -77,10 +55,9 @@ await server.register(observabilityPlugin, {
 await server.listen({ host: config().api.host, port: intervals.port });
 
 onShutdown(logger, async () => {
-  for (const timer of timers) clearInterval(timer);
-  await Promise.allSettled(running);
+  await running.stop();
   await server.close();
   watch.stop();
   await producer.disconnect();
-  await Promise.all([pool.end(), clickhouse.close()]);
+  await Promise.all([pool.end(), locks.end(), clickhouse.close()]);
 });

@@ -6,6 +6,7 @@ import { orgModelDayKey } from '../domain/billing/day.ts';
 import { decide } from '../domain/orgs/decide.ts';
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import { evolve, type MaybeOrg } from '../domain/orgs/org.ts';
+import { exclusively } from '../platform/advisory-lock.ts';
 import { poll } from '../platform/poll.ts';
 import { createPgPool, type PgPool } from '../platform/postgres.ts';
 import { publishOrgEvents } from '../producers/org.ts';
@@ -44,28 +45,20 @@ export interface PostChargesResult {
   skipped: (OwedCharge & { reason: string })[];
 }
 
-const lockName = 'orrery:post-charges';
+/** The posting lock: held by every posting run, the jobs process's, a repair's or one by hand. */
+const postingLock = 'orrery:post-charges';
 
-export async function postCharges(
-  deps: PostChargesDeps,
-  filter: BillingFilter = {},
-): Promise<PostChargesResult> {
-  const lock = await deps.pool.connect();
-  try {
-    const { rows } = await lock.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
-      [lockName],
-    );
-    if (!rows[0]?.locked)
-      throw new Error('Another posting job is running; run this one when it has finished.');
-    try {
-      return await postOwed(deps, filter);
-    } finally {
-      await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
-    }
-  } finally {
-    lock.release();
-  }
+/**
+ * Posts what is owed; throws LockHeld, posting nothing, while another posting run is under way
+ * (the jobs process then skips its run quietly, jobs/runner.ts).
+ */
+export function postCharges(deps: PostChargesDeps, filter: BillingFilter = {}): Promise<PostChargesResult> {
+  return exclusively(
+    deps.pool,
+    postingLock,
+    () => postOwed(deps, filter),
+    'Another posting job is running; run this one when it has finished.',
+  );
 }
 
 async function postOwed(deps: PostChargesDeps, filter: BillingFilter): Promise<PostChargesResult> {

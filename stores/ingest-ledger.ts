@@ -1,11 +1,11 @@
 import { isGoodSpanId, isGoodTraceId, type LedgerFacts } from '../domain/tracing/admission.ts';
 import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.ts';
-import { type Lease, LeaseLost, renewLeaseCte } from './admission-lease.ts';
+import { type Lease, LeaseLost, leaseWantedColumn, renewLeaseCte } from './admission-lease.ts';
 
 // The admission ledger's reads and writes for one group of requests (tables in the ingest-ledger
 // and trace-span-ids migrations), and its retention (jobs/retention.ts). The caller holds the
 // org's admission lease (admission-lease.ts); each write is one statement that renews the lease
-// and writes only if it was still held.
+// (or hands it to a process waiting for it) and writes only if it was still held.
 
 // Ids are hex on the wire and in events, and 16- and 8-byte keys in the ledger (compact-ledger-ids
 // migration): these convert a hex span id to the bigint key and both keys back to hex.
@@ -50,6 +50,8 @@ class PlacedIds {
 export interface TraceFacts extends LedgerFacts {
   /** When each known trace's first span was received. */
   traceFirstReceived: ReadonlyMap<string, Date>;
+  /** Another process waits for the org's lease (its holder, the reader, is `leaseHolder`). */
+  leaseWanted: boolean;
 }
 
 /**
@@ -64,7 +66,15 @@ export interface TraceFacts extends LedgerFacts {
  */
 export async function readLedger(
   pool: PgPool,
-  request: { orgId: string; traceIds: string[]; spanIds: string[]; month: string; deletedSince: Date },
+  request: {
+    orgId: string;
+    traceIds: string[];
+    spanIds: string[];
+    month: string;
+    deletedSince: Date;
+    /** Who holds the org's lease for this read. */
+    leaseHolder: string;
+  },
 ): Promise<TraceFacts> {
   // Only good ids can be stored (admission refuses the rest, by the same rule), and only they
   // convert to the ledger's uuid and bigint keys. A trace already placed was found good, so a good
@@ -79,6 +89,7 @@ export async function readLedger(
     stored: string[];
     deleted: string[];
     monthly: [number, number] | null;
+    lease_wanted: boolean;
   }>({
     name: 'ingest-ledger-read',
     text: `WITH known AS (
@@ -101,7 +112,8 @@ export async function readLedger(
             SELECT trace_id FROM deleted_traces
              WHERE org_id = $1 AND trace_id = r.trace_id AND deleted_at > $5 LIMIT 1
           ) d) AS deleted,
-       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $6) AS monthly`,
+       (SELECT json_build_array(spans, bytes) FROM ingest_monthly WHERE org_id = $1 AND month = $6) AS monthly,
+       ${leaseWantedColumn({ org: '$1', holder: '$7' })}`,
     values: [
       request.orgId,
       ids.traces.join(','),
@@ -109,6 +121,7 @@ export async function readLedger(
       ids.spans.join(','),
       request.deletedSince,
       request.month,
+      request.leaseHolder,
     ],
   });
   const row = result.rows[0]!;
@@ -119,6 +132,7 @@ export async function readLedger(
     deletedTraceIds: new Set(row.deleted),
     monthSpans: Number(row.monthly?.[0] ?? 0),
     monthBytes: Number(row.monthly?.[1] ?? 0),
+    leaseWanted: row.lease_wanted,
   };
 }
 
@@ -153,26 +167,26 @@ function idLists(accepted: AcceptedRecord): { new: PlacedIds; known: PlacedIds }
  * `deliver`'s error thrown). The statement and the publish start together, so the server writes
  * while Kafka acknowledges. Throws LeaseLost, having written nothing, if the lease was no longer
  * held. Returns only once the delivery has settled, whatever failed, so nothing of the group is
- * still in flight when the caller gives the lease back; and whether another process wants the
- * lease.
+ * still in flight when the caller gives the lease back; and whether the lease was handed to a
+ * process waiting for it (then it is that one's once this returns, and the caller's no more).
  */
 export async function recordAccepted(
   pool: PgPool,
   lease: Lease,
   accepted: AcceptedRecord,
   deliver: () => Promise<unknown>,
-): Promise<{ wanted: boolean }> {
+): Promise<{ handedOver: boolean }> {
   const delivered = deliver().then(
     () => undefined,
     (refusal: unknown) => ({ refusal }),
   );
   try {
     const sent = performance.now();
-    const wanted = await inTransaction(
+    const handedOver = await inTransaction(
       pool,
       async (client) => {
         const ids = idLists(accepted);
-        const result = await client.query<{ held: boolean; wanted: boolean | null }>({
+        const result = await client.query<{ held: boolean; handed_over: boolean | null }>({
           name: 'ingest-ledger-record',
           text: recordStatement,
           values: [
@@ -194,12 +208,12 @@ export async function recordAccepted(
         const refused = await delivered;
         if (refused) throw refused.refusal;
         if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-        return result.rows[0].wanted === true;
+        return result.rows[0].handed_over === true;
       },
       recordCommit,
     );
     lease.validUntil = sent + lease.ttlMs;
-    return { wanted };
+    return { handedOver };
   } finally {
     await delivered;
   }
@@ -245,7 +259,7 @@ const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$
      ON CONFLICT (org_id, month) DO UPDATE
        SET spans = ingest_monthly.spans + EXCLUDED.spans, bytes = ingest_monthly.bytes + EXCLUDED.bytes
    )
-   SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT wanted FROM lease) AS wanted`;
+   SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT handed_over FROM lease) AS handed_over`;
 
 /** Whether the org's ledger knows the trace (has admitted any of its spans). */
 export async function traceKnown(pool: PgPool, orgId: string, traceId: string): Promise<boolean> {
@@ -259,16 +273,16 @@ export async function traceKnown(pool: PgPool, orgId: string, traceId: string): 
 /**
  * Forgets a trace and its spans and remembers its deletion (its spans are then refused for 24
  * hours), renewing the lease, in one statement; throws LeaseLost if the lease was no longer held.
- * Returns whether another process wants the lease.
+ * Returns whether the lease was handed to a process waiting for it.
  */
 export async function recordDeletion(
   pool: PgPool,
   lease: Lease,
   traceId: string,
   now: Date,
-): Promise<{ wanted: boolean }> {
+): Promise<{ handedOver: boolean }> {
   const sent = performance.now();
-  const result = await pool.query<{ held: boolean; wanted: boolean | null }>(
+  const result = await pool.query<{ held: boolean; handed_over: boolean | null }>(
     `WITH ${renewLeaseCte({ org: '$1', holder: '$4', ttl: '$5' })},
           traces AS (
             DELETE FROM ingest_traces
@@ -279,12 +293,12 @@ export async function recordDeletion(
             SELECT $1, $2::text, $3 WHERE EXISTS (SELECT 1 FROM lease)
             ON CONFLICT (org_id, trace_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
           )
-     SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT wanted FROM lease) AS wanted`,
+     SELECT EXISTS (SELECT 1 FROM lease) AS held, (SELECT handed_over FROM lease) AS handed_over`,
     [lease.orgId, traceId, now, lease.holder, lease.ttlMs],
   );
   if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
   lease.validUntil = sent + lease.ttlMs;
-  return { wanted: result.rows[0].wanted === true };
+  return { handedOver: result.rows[0].handed_over === true };
 }
 
 /**

@@ -94,11 +94,6 @@ export class AdmissionQueue {
   private advance(orgId: string, line: OrgLine): void {
     const { admissions } = line;
     if (line.releasing || admissions.busy) return;
-    // Another process wants the lease: it is given back before the org's next work takes it again.
-    if (admissions.yielding) {
-      void admissions.yieldLease().finally(() => this.advance(orgId, line));
-      return;
-    }
     const head = line.tasks[0];
     if (!head) {
       this.idle(orgId, line);

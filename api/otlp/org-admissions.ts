@@ -14,8 +14,10 @@ const ignore = () => undefined;
  * One org's admissions and deletions in this process (DESIGN.md, hot paths), one group at a time,
  * each decided against the ledger its predecessors left. The org's lease is taken once and kept
  * while groups follow each other, each recording renewing it, so a group pays no round trip for
- * it; it is given back when another process wants it (at the end of the group that learned so),
- * when the org has gone quiet (admission-queue.ts), and after a failure.
+ * it. When another process waits for it, the group's recording hands it over (the group's read
+ * said so, and a group that records nothing gives it back); the next group then waits in the
+ * org's line for its turn (stores/admission-lease.ts). It is also given back when the org has gone
+ * quiet (admission-queue.ts), and after a failure.
  *
  * Groups are not pipelined: with a later group's read and decision under way while an earlier one
  * was published and recorded (each read counting in the earlier unrecorded groups), eight
@@ -27,8 +29,6 @@ const ignore = () => undefined;
 export class OrgAdmissions {
   /** A group or deletion is under way: the caller starts nothing else for the org meanwhile. */
   busy = false;
-  /** Another process wants the lease: it is given back before anything else starts (`yieldLease`). */
-  yielding = false;
   private lease: Promise<Lease> | undefined;
 
   constructor(
@@ -53,7 +53,7 @@ export class OrgAdmissions {
     return taken;
   }
 
-  /** Gives the lease back, if held; the next group takes it anew. */
+  /** Gives the lease back, if held (to the process waiting first, if any); the next group takes it anew. */
   async releaseLease(): Promise<void> {
     const held = this.lease;
     this.lease = undefined;
@@ -61,10 +61,9 @@ export class OrgAdmissions {
     if (lease) await this.deps.leases.release(lease).catch(ignore);
   }
 
-  /** Gives the lease back to the process that wants it. */
-  async yieldLease(): Promise<void> {
-    await this.releaseLease();
-    this.yielding = false;
+  /** A recording handed the lease to a process waiting for it: it is no more this one's to use. */
+  private handedOver(): void {
+    this.lease = undefined;
   }
 
   /** Runs one group or deletion; on failure the lease is given back, so the next one starts afresh. */
@@ -84,11 +83,12 @@ export class OrgAdmissions {
    * Admits one group of requests in arrival order; one verdict or error per request. With the
    * lease held, the ledger is read in one round trip while the requests are normalized, each
    * request is decided against the facts its predecessors left, and the accepted spans are
-   * published while one statement records them and renews the lease, in a transaction committed
-   * only once Kafka acknowledged them. If the publish fails the transaction is rolled back, nothing
-   * is recorded, and the callers answer 503; if the commit fails after the publish, the spans sent
-   * again are duplicates on the topic, which the spans read model collapses. A request whose
-   * normalization failed gets that error, and is neither decided nor recorded.
+   * published while one statement records them and renews the lease (or hands it over), in a
+   * transaction committed only once Kafka acknowledged them. If the publish fails the transaction
+   * is rolled back, nothing is recorded, and the callers answer 503; if the commit fails after the
+   * publish, the spans sent again are duplicates on the topic, which the spans read model
+   * collapses. A request whose normalization failed gets that error, and is neither decided nor
+   * recorded.
    */
   admit(requests: PendingSpans[]): Promise<(Admission | Error)[]> {
     return this.alone(() => this.run(requests));
@@ -108,6 +108,7 @@ export class OrgAdmissions {
       spanIds: requests.flatMap((request) => request.spanIds),
       month,
       deletedSince: new Date(now.getTime() - dayMs),
+      leaseHolder: lease.holder,
     });
     // Settled here so a failed read is not reported unhandled while the spans are normalized.
     reading.catch(ignore);
@@ -126,7 +127,7 @@ export class OrgAdmissions {
         publishSpansReceived(deps.producer, { orgId, occurredAt: now, traces }).finally(() => {
           marks.published = performance.now();
         });
-      const { wanted } = await recordAccepted(
+      const { handedOver } = await recordAccepted(
         deps.recordPool,
         lease,
         {
@@ -139,7 +140,10 @@ export class OrgAdmissions {
         },
         deliver,
       );
-      if (wanted) this.yielding = true;
+      if (handedOver) this.handedOver();
+    } else if (ledger.leaseWanted) {
+      // Nothing to record, so no recording hands the lease over: it is given back instead.
+      await this.releaseLease();
     }
     observePhases(started, marks, performance.now());
     return admissions;
@@ -185,8 +189,8 @@ export class OrgAdmissions {
       await publishSpanEvents(deps.producer, [
         { type: 'TraceDeleted', eventId: randomUUID(), orgId, traceId, occurredAt: now },
       ]);
-      const { wanted } = await recordDeletion(deps.pool, lease, traceId, now);
-      if (wanted) this.yielding = true;
+      const { handedOver } = await recordDeletion(deps.pool, lease, traceId, now);
+      if (handedOver) this.handedOver();
       return true;
     });
   }

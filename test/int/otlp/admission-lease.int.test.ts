@@ -4,10 +4,11 @@ import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
 import { AdmissionLeases, LeaseLost, LeaseUnavailable } from '../../../stores/admission-lease.ts';
 import { recordAccepted } from '../../../stores/ingest-ledger.ts';
 
-// The org's admission lease between API processes (two holders here stand for two processes):
-// one admits at a time; a recording renews the lease and says whether another holder wants it; a
-// lease given back or expired passes on, and a holder that lost its lease records nothing. A
-// record is committed only once Kafka acknowledged the spans.
+// The org's admission lease between API processes (holders here stand for processes): one admits
+// at a time; a recording renews the lease, or hands it to the first holder waiting in the org's
+// line; a lease given back or expired passes to the first in line, or to whoever asks when nobody
+// waits; a holder that lost its lease records nothing. A record is committed only once Kafka
+// acknowledged the spans.
 
 let pool: PgPool;
 beforeAll(() => {
@@ -49,22 +50,82 @@ const holders = () => [
   new AdmissionLeases(pool, ttlMs, `test-${randomUUID()}`),
 ];
 
-it('lets one holder at a time admit an org; a recording keeps the lease and tells that another wants it', async () => {
+/** Whether `holder` waits in the org's line for its lease. */
+const inLine = async (orgId: string, holder: AdmissionLeases) =>
+  (
+    await pool.query('SELECT 1 FROM admission_lease_wanters WHERE org_id = $1 AND holder = $2', [
+      orgId,
+      holder.holder,
+    ])
+  ).rowCount === 1;
+
+it('lets one holder at a time admit an org; a recording hands the lease to the one waiting, which the old holder cannot take back', async () => {
   const orgId = `org_lease_${randomUUID()}`;
   const [one, other] = holders();
   const held = await one!.acquire(orgId, 0);
-  const fresh = await recordAccepted(pool, held, accepted(newTraceId()), delivered);
-  expect(fresh.wanted).toBe(false);
-  // The other holder finds the lease held, and marks it wanted.
+  const alone = await recordAccepted(pool, held, accepted(newTraceId()), delivered);
+  expect(alone.handedOver).toBe(false);
+  // The other holder finds the lease held; giving up, it leaves the line, so the lease stays.
   await expect(other!.acquire(orgId, 300)).rejects.toBeInstanceOf(LeaseUnavailable);
+  expect(await inLine(orgId, other!)).toBe(false);
+  expect((await recordAccepted(pool, held, accepted(newTraceId()), delivered)).handedOver).toBe(false);
   // Another org is not held up.
   await other!.release(await other!.acquire(`${orgId}-elsewhere`, 0));
-  const renewed = await recordAccepted(pool, held, accepted(newTraceId()), delivered);
-  expect(renewed.wanted).toBe(true);
-  expect(await spansOf(orgId)).toBe(2);
-  // Given back, the lease passes on at once.
+  // Waiting, it is in the line, and the next recording hands it the lease.
+  const waiting = other!.acquire(orgId, 5_000);
+  await expect.poll(() => inLine(orgId, other!)).toBe(true);
+  const handing = await recordAccepted(pool, held, accepted(newTraceId()), delivered);
+  expect(handing.handedOver).toBe(true);
+  // The old holder can neither take it back nor record under it.
+  await expect(one!.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
+  await expect(recordAccepted(pool, held, accepted(newTraceId()), delivered)).rejects.toBeInstanceOf(
+    LeaseLost,
+  );
+  const taken = await waiting;
+  expect(await inLine(orgId, other!)).toBe(false);
+  await recordAccepted(pool, taken, accepted(newTraceId()), delivered);
+  expect(await spansOf(orgId)).toBe(4);
+  // Given back with nobody waiting, the lease passes on at once.
+  await other!.release(taken);
+  await one!.release(await one!.acquire(orgId, 0));
+});
+
+it('hands a lease given back or expired to the first in line, in the order they asked, skipping one that stopped asking', async () => {
+  const orgId = `org_lease_${randomUUID()}`;
+  const [one, second, third] = [...holders(), new AdmissionLeases(pool, ttlMs, `test-${randomUUID()}`)];
+  const wanter = (holder: string, askedAgo: string) =>
+    pool.query(
+      `INSERT INTO admission_lease_wanters (org_id, holder, since, asked_at)
+       VALUES ($1, $2, now() - interval '1 minute', now() - $3::interval)`,
+      [orgId, holder, askedAgo],
+    );
+  const held = await one!.acquire(orgId, 0);
+  // A process that asked before all of them and then died: it is skipped.
+  await wanter('test-dead', '5 seconds');
+  const secondTakes = second!.acquire(orgId, 5_000);
+  await expect.poll(() => inLine(orgId, second!)).toBe(true);
+  const thirdTakes = third!.acquire(orgId, 5_000);
+  await expect.poll(() => inLine(orgId, third!)).toBe(true);
   await one!.release(held);
-  await other!.release(await other!.acquire(orgId, 0));
+  const secondHeld = await secondTakes;
+  expect(await inLine(orgId, third!)).toBe(true);
+  await second!.release(secondHeld);
+  const thirdHeld = await thirdTakes;
+  // An expired lease goes to the first in line (here one that asked a moment ago and is between
+  // two asks), not to whoever asks.
+  await wanter('test-waiting', '0 seconds');
+  await pool.query('UPDATE admission_leases SET expires_at = now() WHERE org_id = $1', [orgId]);
+  await expect(one!.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
+  await pool.query(`DELETE FROM admission_lease_wanters WHERE holder = 'test-waiting'`);
+  const oneHeld = await one!.acquire(orgId, 0);
+  await expect(recordAccepted(pool, thirdHeld, accepted(newTraceId()), delivered)).rejects.toBeInstanceOf(
+    LeaseLost,
+  );
+  await recordAccepted(pool, oneHeld, accepted(newTraceId()), delivered);
+  await one!.release(oneHeld);
+  // Whoever took the lease left the line, and the dead one's row was removed by those asking.
+  const line = await pool.query('SELECT holder FROM admission_lease_wanters WHERE org_id = $1', [orgId]);
+  expect(line.rows).toEqual([]);
 });
 
 it('passes an expired lease on, and its old holder then records nothing', async () => {

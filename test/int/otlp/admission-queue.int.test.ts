@@ -9,21 +9,25 @@ import {
 } from '../../../api/otlp/ingest.ts';
 import { limits } from '../../../domain/tracing/limits.ts';
 import type { OtlpSpan } from '../../../domain/tracing/otlp.ts';
-import type { EventProducer } from '../../../producers/producer.ts';
+import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
+import { createEventProducer, type EventProducer } from '../../../producers/producer.ts';
 import { AdmissionLeases } from '../../../stores/admission-lease.ts';
 import { request } from '../../harness/otlp-fixtures.ts';
-import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { llmSpan } from '../../harness/tracing.ts';
 
 // One org's requests in an API process: one group at a time, each decided against the ledger its
 // predecessors left; a request that waits is normalized meanwhile; a refused publish records
-// nothing; the org's lease is kept between groups and passes to another process that wants it.
+// nothing; the org's lease is kept between groups and handed to another process that waits for it.
 
-let platform: TestPlatform;
+// What an API process's admission uses of the platform: Postgres and the producer.
+let platform: { pool: PgPool; producer: EventProducer };
 beforeAll(async () => {
-  platform = await startTestPlatform({ consumers: false });
+  platform = { pool: createPgPool(5), producer: await createEventProducer('orrery-test') };
 });
-afterAll(() => platform.stop());
+afterAll(async () => {
+  await platform.producer.disconnect();
+  await platform.pool.end();
+});
 
 const spansInLedger = async (orgId: string) =>
   (
@@ -143,7 +147,7 @@ it('normalizes a request while it waits behind its org running group, once', asy
   await queue.close();
 });
 
-it('keeps the org lease between groups, gives it back once quiet, and passes it to a process that wants it', async () => {
+it('keeps the org lease between groups, gives it back once quiet, and hands it to a process that waits for it', async () => {
   const orgId = `org_queue_${randomUUID()}`;
   const leaseOf = async () =>
     (
@@ -158,16 +162,16 @@ it('keeps the org lease between groups, gives it back once quiet, and passes it 
   const other = newQueue({ leases: elsewhere, leaseIdleMs: 300 });
   await queue.admit(orgId, sent(llmSpans(1)));
   expect(await leaseOf()).toEqual({ holder: here.holder, held: true });
-  // Another process's request marks the lease wanted; this process's next group gives it back
-  // once recorded, and the other's request is then admitted.
+  // Another process's request puts it in the org's line for the lease; this process's next group
+  // hands the lease over in its recording, and the other's request is then admitted.
   const elsewhereAdmitted = other.admit(orgId, sent(llmSpans(2)));
   await expect
     .poll(
       async () =>
         (
           await platform.pool.query(
-            'SELECT 1 FROM admission_leases WHERE org_id = $1 AND wanted_at IS NOT NULL',
-            [orgId],
+            'SELECT 1 FROM admission_lease_wanters WHERE org_id = $1 AND holder = $2',
+            [orgId, elsewhere.holder],
           )
         ).rowCount,
     )
@@ -177,5 +181,33 @@ it('keeps the org lease between groups, gives it back once quiet, and passes it 
   // Quiet for its idle while, the other process gives the lease back.
   await expect.poll(leaseOf, { timeout: 5_000 }).toEqual({ holder: elsewhere.holder, held: false });
   expect(await spansInLedger(orgId)).toBe(4);
+  await Promise.all([queue.close(), other.close()]);
+});
+
+it('gives the lease to a process waiting for it after a group that records nothing', async () => {
+  const orgId = `org_queue_${randomUUID()}`;
+  // An org past its month: every span is refused, so no group records, and no recording hands
+  // the lease over; the group's ledger read says another process waits.
+  const spent = { ...limits, monthlySpans: 0 };
+  const here = new AdmissionLeases(platform.pool, 30_000, `test-${randomUUID()}`);
+  const elsewhere = new AdmissionLeases(platform.pool, 30_000, `test-${randomUUID()}`);
+  const queue = newQueue({ leases: here, leaseIdleMs: 60_000, limits: spent });
+  const other = newQueue({ leases: elsewhere, leaseWaitMs: 3_000, limits: spent });
+  expect((await queue.admit(orgId, sent(llmSpans(1)))).rejectedSpans).toBe(1);
+  const elsewhereAdmitted = other.admit(orgId, sent(llmSpans(2)));
+  await expect
+    .poll(
+      async () =>
+        (
+          await platform.pool.query(
+            'SELECT 1 FROM admission_lease_wanters WHERE org_id = $1 AND holder = $2',
+            [orgId, elsewhere.holder],
+          )
+        ).rowCount,
+    )
+    .toBe(1);
+  expect((await queue.admit(orgId, sent(llmSpans(1)))).rejectedSpans).toBe(1);
+  // Without being given the lease it would wait for this process's idle minute, past its 3 s.
+  expect((await elsewhereAdmitted).rejectedSpans).toBe(2);
   await Promise.all([queue.close(), other.close()]);
 });
