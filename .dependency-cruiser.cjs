@@ -7,7 +7,7 @@ const layers = [
   ['schemas'],
   ['platform'],
   ['producers', 'projections', 'stores', 'sandbox-runtime'],
-  ['consumers', 'jobs', 'api'],
+  ['consumers', 'jobs', 'api', 'sandbox-host'],
   ['infra'],
 ];
 

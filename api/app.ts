@@ -12,8 +12,8 @@ import type { PgPool } from '../platform/postgres.ts';
 import { apiReadiness, type Readiness, storeWatch } from '../platform/readiness.ts';
 import { serverOptions } from '../platform/server-options.ts';
 import type { EventProducer } from '../producers/producer.ts';
-import { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import { AdmissionLeases } from '../stores/admission-lease.ts';
+import { SandboxHosts } from '../stores/sandbox-hosts.ts';
 import { accountPlugin } from './account/plugin.ts';
 import type { OrgDirectory } from './auth/org-directory.ts';
 import { authPlugin } from './auth/plugin.ts';
@@ -23,6 +23,7 @@ import { billingPlugin } from './billing/plugin.ts';
 import { dashboardPlugin } from './dashboard/plugin.ts';
 import { dependenciesPlugin } from './dependencies.ts';
 import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
+import { hostsPlugin } from './hosts/plugin.ts';
 import { clientErrorHandler, frameworkErrors, notFoundHandler, surfacePrefixes } from './http-errors.ts';
 import { IdempotencyKeys } from './inference/idempotency.ts';
 import { inferencePlugin } from './inference/plugin.ts';
@@ -34,6 +35,8 @@ import { peoplePlugin } from './people/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
 import { validateRequestPart } from './request-validation.ts';
 import { type RunDeps, runsPlugin } from './runs/plugin.ts';
+import { Fleet } from './sandboxes/fleet.ts';
+import { HostClient } from './sandboxes/host-client.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
 
 export interface ApiDeps {
@@ -56,9 +59,15 @@ export interface ApiDeps {
   ready: () => boolean;
   /** The title and preview models; ORRERY_MODELS when absent. */
   models?: readonly InferenceModelConfig[];
-  /** The sandbox surface's runtime, desktop and background jobs (api/sandboxes/plugin.ts). */
-  sandboxes?: SandboxDeps & { tokenSecret?: string };
-  /** The run surface's clock, recovery and metering (api/runs/plugin.ts); runs use the sandboxes' runtime. */
+  /** The sandbox surface's clock and secrets, and which hosts it may place on (api/sandboxes/). */
+  sandboxes?: SandboxDeps & {
+    tokenSecret?: string;
+    /** ORRERY_HOST_SECRET when absent. */
+    hostSecret?: string;
+    /** The fleet of sandbox hosts this API places on; ORRERY_SANDBOX_FLEET when absent (a test's own). */
+    fleet?: string;
+  };
+  /** The run surface's clock (api/runs/plugin.ts); runs go to the sandbox hosts too. */
   runs?: RunDeps;
   /** The HTTP server's timeouts; ORRERY_HTTP_* when absent (tests pass short ones). */
   httpTimeouts?: HttpTimeouts;
@@ -160,17 +169,29 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     models: deps.models,
   });
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
-  // One runtime per host: the sandboxes and the runs share it.
-  const runtime =
-    deps.sandboxes?.runtime ?? SandboxRuntime.fromConfig(config(), { log: (line) => deps.logger.info(line) });
+  // The fleet of sandbox hosts: they announce themselves here, and the sandbox and run routes
+  // reach the host holding each sandbox or run (issue 47).
+  const hostSecret = deps.sandboxes?.hostSecret ?? config().fleet.secret;
+  const sandboxHosts = new SandboxHosts(deps.pool);
+  const fleet = new Fleet(sandboxHosts, deps.logger, {
+    name: deps.sandboxes?.fleet ?? config().fleet.name,
+  });
+  const hosts = new HostClient(fleet, hostSecret, deps.logger);
+  app.addHook('onReady', () => fleet.start());
+  app.addHook('onClose', async () => {
+    fleet.stop();
+    await hosts.close();
+  });
+  await app.register(hostsPlugin, { hosts: sandboxHosts, secret: hostSecret });
   await app.register(sandboxesPlugin, {
     prefix: '/api',
     ...deps,
     ...deps.sandboxes,
-    runtime,
     tokens: sandboxTokens,
+    fleet,
+    hosts,
   });
-  await app.register(runsPlugin, { prefix: '/api', ...deps, ...deps.runs, runtime });
+  await app.register(runsPlugin, { prefix: '/api', ...deps, ...deps.runs, fleet, hosts });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // Last: it answers the GETs outside /api that no route above has.
   await app.register(dashboardPlugin, { root: deps.dashboardRoot });

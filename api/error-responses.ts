@@ -31,7 +31,7 @@ export const reasons: Record<number, string> = {
   429: 'Too many attempts: wait `Retry-After` seconds.',
   431: 'The request line and headers are over 16 KiB; the connection is closed.',
   502: 'The model did not answer; nothing was charged.',
-  503: 'Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent.',
+  503: "Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent.",
 };
 
 /** Answered by the HTTP server itself, on any route (api/http-errors.ts). */
@@ -68,8 +68,8 @@ export const routeKinds = {
   'inference.read': { surface: 'inference', statuses: [401, 403, 404, 422, 503] },
   /** GET /api/inference/models: no query. */
   'inference.models': { surface: 'inference', statuses: [401, 403, 404, 422, 503] },
-  /** POST /api/sandboxes: a JSON body (an empty one too). */
-  'sandboxes.create': { surface: 'json', statuses: [401, 403, 413, 422, 503] },
+  /** POST /api/sandboxes: a JSON body (an empty one too); a size no host holds 409, no room 503. */
+  'sandboxes.create': { surface: 'json', statuses: [401, 403, 409, 413, 422, 503] },
   /** GET /api/sandboxes. */
   'sandboxes.list': { surface: 'json', statuses: [401, 403, 404, 422, 503] },
   /** A sandbox read as it is, whatever its state: GET /sandboxes/:id, the desktop's status. */

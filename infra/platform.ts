@@ -1,44 +1,42 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { platformNodeOptions } from './node-options.ts';
+import { type PlatformUnit, platformUnits } from './platform-units.ts';
 import { recordRun, restartDelay } from './restarts.ts';
 
-// `npm start`'s last step, a supervisor: the API, the consumers, the jobs and (unless
-// ORRERY_STACK=external) the stack's watcher as processes. One that dies (a non-zero exit or a
-// signal) is started again after a backoff (infra/restarts.ts) while the others keep running; one
-// that exits 0 by itself stays stopped. SIGTERM or SIGINT stops the restarts and drains them all.
+// `npm start`'s last step, a supervisor: the API replicas, the consumers, the jobs, the sandbox
+// hosts and (unless ORRERY_STACK=external) the stack's watcher as processes (platform-units.ts).
+// One that dies (a non-zero exit or a signal) is started again after a backoff
+// (infra/restarts.ts) while the others keep running; one that exits 0 by itself stays stopped.
+// SIGTERM or SIGINT stops the restarts and drains them all.
 process.env.ORRERY_SERVICE ??= 'supervisor';
 const { config } = await import('../platform/config.ts');
 const { logger } = await import('../platform/logger.ts');
 
-const entries: Record<string, string> = {
-  api: 'api/main.ts',
-  consumers: 'consumers/main.ts',
-  jobs: 'jobs/main.ts',
-  ...(process.env.ORRERY_STACK === 'external' ? {} : { stack: 'infra/stack/watch.ts' }),
-};
+const { fleet } = config();
+const units = platformUnits({
+  apiReplicas: fleet.local.apiReplicas,
+  sandboxHosts: fleet.local.sandboxHosts,
+  apiPort: config().api.port,
+  hostPort: fleet.host.port,
+  sandboxDir: config().sandboxDir,
+  externalStack: process.env.ORRERY_STACK === 'external',
+});
 
-interface Supervised {
-  name: string;
-  entry: string;
+interface Supervised extends PlatformUnit {
   child?: ChildProcess;
   startedAt: number;
   uptimesMs: number[];
   restart?: NodeJS.Timeout;
 }
 
-const supervised: Supervised[] = Object.entries(entries).map(([name, entry]) => ({
-  name,
-  entry,
-  startedAt: 0,
-  uptimesMs: [],
-}));
+const supervised: Supervised[] = units.map((unit) => ({ ...unit, startedAt: 0, uptimesMs: [] }));
 let stopping = false;
 
 function start(unit: Supervised): void {
   unit.restart = undefined;
   const child = spawn(process.execPath, [...platformNodeOptions, '--import', 'tsx', unit.entry], {
     stdio: 'inherit',
-    env: { ...process.env, ORRERY_SERVICE: unit.name },
+    env: { ...process.env, ...unit.env, ORRERY_SERVICE: unit.name },
   });
   unit.child = child;
   unit.startedAt = Date.now();

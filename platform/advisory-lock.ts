@@ -33,6 +33,14 @@ export function exclusively<T>(
   return holding(pool, lock, 'pg_try_advisory_lock', work, heldMessage);
 }
 
+/**
+ * Runs `work` holding the advisory lock named `lock`, waiting for it while another session holds
+ * it: for a claim that is brief and must be made (a sandbox's name across hosts), not a job.
+ */
+export function inTurn<T>(pool: PgPool, lock: string, work: () => Promise<T>): Promise<T> {
+  return holding(pool, lock, 'pg_advisory_lock', work);
+}
+
 async function holding<T>(
   pool: PgPool,
   lock: string,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { fleetEnvironment, fleetSettings } from './fleet-settings.ts';
 import { checkHttpEnvironment, httpEnvironment, httpSettings } from './http-settings.ts';
 import { checkKafkaEnvironment, kafkaEnvironment, kafkaSettings } from './kafka-settings.ts';
 
@@ -52,6 +53,7 @@ const environmentSchema = z
     // Signs sandbox tokens (api/auth/sandbox-tokens.ts); the default is for development only.
     ORRERY_TOKEN_SECRET: z.string().min(32, 'use at least 32 characters').default(developmentTokenSecret),
     ORRERY_SANDBOX_IDLE_CHECK_SECONDS: z.coerce.number().int().min(1).default(15),
+    ...fleetEnvironment,
   })
   .superRefine(checkKafkaEnvironment)
   .superRefine(checkHttpEnvironment);
@@ -221,6 +223,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
       tokenSecret: env.ORRERY_TOKEN_SECRET,
       idleCheckSeconds: env.ORRERY_SANDBOX_IDLE_CHECK_SECONDS,
     },
+    fleet: fleetSettings(env),
     kafka: {
       ...kafkaSettings(env, localStackBrokers(Number(env.ORRERY_STACK_KAFKA_NODES))),
       controllerPort: env.ORRERY_KAFKA_CONTROLLER_PORT,

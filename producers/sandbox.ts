@@ -1,4 +1,6 @@
+import { decide, type SandboxCommand } from '../domain/sandboxes/decide.ts';
 import type { SandboxEvent } from '../domain/sandboxes/events.ts';
+import { evolve, type Sandbox } from '../domain/sandboxes/sandbox.ts';
 import { sandboxEventToWire } from '../schemas/events/sandbox-mapping.ts';
 import type { EventProducer } from './producer.ts';
 
@@ -8,4 +10,51 @@ export function publishSandboxEvents(producer: EventProducer, events: SandboxEve
     'sandbox',
     events.map((event) => ({ key: event.sandboxId, value: sandboxEventToWire(event) })),
   );
+}
+
+/** A sandbox's state and how many events made it (the read model's `version`). */
+export interface VersionedSandbox {
+  sandbox: Sandbox;
+  version: number;
+}
+
+/** The read model did not show a published change in time (are the consumers running?). */
+export class ReadModelBehind extends Error {
+  constructor(sandboxId: string) {
+    super(`the sandbox read model did not show the change to ${sandboxId} in time`);
+    this.name = 'ReadModelBehind';
+  }
+}
+
+export interface RecordDeps {
+  producer: EventProducer;
+  /** Resolves true once the read model has applied `version` events to the sandbox. */
+  waitForVersion(sandboxId: string, version: number): Promise<boolean>;
+}
+
+/**
+ * The one way a sandbox's change is recorded (DESIGN.md, "A command is checked, then decided,
+ * then recorded"): decide `command` on `loaded`, publish what it decides, wait until the read
+ * model shows it, and answer the evolved state. The caller holds whatever makes it the one writer
+ * of the sandbox (the host that holds it; the fleet's job for a host gone for good).
+ */
+export async function recordSandboxCommand(
+  deps: RecordDeps,
+  command: SandboxCommand,
+  loaded: VersionedSandbox | undefined,
+): Promise<VersionedSandbox> {
+  const events = decide(command, loaded?.sandbox);
+  const [first] = events;
+  if (!first) {
+    if (!loaded) throw new Error(`${command.type} decided nothing for an unknown sandbox`);
+    return loaded;
+  }
+  await publishSandboxEvents(deps.producer, events);
+  // A fork is decided on its source; its event starts the copy's stream.
+  const base = first.sandboxId === loaded?.sandbox.id ? loaded : undefined;
+  const sandbox = events.reduce(evolve, base?.sandbox);
+  if (!sandbox) throw new Error(`${command.type} left no sandbox`);
+  const version = (base?.version ?? 0) + events.length;
+  if (!(await deps.waitForVersion(first.sandboxId, version))) throw new ReadModelBehind(first.sandboxId);
+  return { sandbox, version };
 }

@@ -1,8 +1,15 @@
-import type { Actor, RunEvent, WorkingFile } from '../domain/runs/events.ts';
-import { evolve, type Run, type RunStatus } from '../domain/runs/run.ts';
-import type { SandboxSize } from '../domain/sandboxes/events.ts';
+import type { RunEvent } from '../domain/runs/events.ts';
+import { evolve, type Run } from '../domain/runs/run.ts';
 import type { PgClient, PgPool } from '../platform/postgres.ts';
 import { runEventFromWire } from '../schemas/events/run-mapping.ts';
+import {
+  type RunRow,
+  runColumns,
+  runFromRow,
+  runJsonColumns,
+  runRowColumns,
+  runToRow,
+} from '../schemas/read-models/run-row.ts';
 import { projectOnce } from './postgres-offsets.ts';
 import type { Projection } from './projection.ts';
 
@@ -14,133 +21,6 @@ import type { Projection } from './projection.ts';
 
 export const runProjectionGroupId = 'orrery-run-postgres';
 
-interface WireActor {
-  kind: 'key' | 'person';
-  key_id?: string;
-  person_id: string | null;
-}
-
-export interface RunRow {
-  run_id: string;
-  org_id: string;
-  name: string;
-  status: RunStatus;
-  size: SandboxSize;
-  command: string;
-  env_names: string[];
-  files: { path: string; size_bytes: number }[];
-  ceiling_microdollars: number;
-  placed_by: WireActor;
-  placed_at: Date;
-  started_at: Date | null;
-  ended_at: Date | null;
-  exit_code: number | null;
-  failure: string | null;
-  stopped_by: WireActor | null;
-  billed_seconds: number;
-  recorded_seconds: number;
-  stdout_seq: number;
-  stderr_seq: number;
-  result: unknown;
-  result_refused: string | null;
-  version: number;
-}
-
-const columns = [
-  'run_id',
-  'org_id',
-  'name',
-  'status',
-  'size',
-  'command',
-  'env_names',
-  'files',
-  'ceiling_microdollars',
-  'placed_by',
-  'placed_at',
-  'started_at',
-  'ended_at',
-  'exit_code',
-  'failure',
-  'stopped_by',
-  'billed_seconds',
-  'recorded_seconds',
-  'stdout_seq',
-  'stderr_seq',
-  'result',
-  'result_refused',
-  'version',
-] as const satisfies readonly (keyof RunRow)[];
-
-export const runColumns = columns.join(', ');
-const jsonColumns = new Set<string>(['env_names', 'files', 'placed_by', 'stopped_by']);
-
-const actorToRow = (actor: Actor): WireActor =>
-  actor.kind === 'key'
-    ? { kind: 'key', key_id: actor.keyId, person_id: actor.personId }
-    : { kind: 'person', person_id: actor.personId };
-
-const actorFromRow = (row: WireActor): Actor =>
-  row.kind === 'key'
-    ? { kind: 'key', keyId: row.key_id ?? '', personId: row.person_id }
-    : { kind: 'person', personId: row.person_id ?? '' };
-
-/** A row as the decider's state. */
-export function runFromRow(row: RunRow): Run {
-  return {
-    id: row.run_id,
-    orgId: row.org_id,
-    name: row.name,
-    status: row.status,
-    size: row.size,
-    command: row.command,
-    envNames: row.env_names,
-    files: row.files.map((file): WorkingFile => ({ path: file.path, sizeBytes: file.size_bytes })),
-    ceilingMicrodollars: Number(row.ceiling_microdollars),
-    placedBy: actorFromRow(row.placed_by),
-    placedAt: row.placed_at,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    exitCode: row.exit_code,
-    failure: row.failure,
-    stoppedBy: row.stopped_by ? actorFromRow(row.stopped_by) : null,
-    billedSeconds: Number(row.billed_seconds),
-    recordedSeconds: Number(row.recorded_seconds),
-    lastSeq: { stdout: Number(row.stdout_seq), stderr: Number(row.stderr_seq) },
-    result: row.result === null || row.result === undefined ? null : JSON.stringify(row.result),
-    resultRefused: row.result_refused,
-  };
-}
-
-function runToRow(run: Run, version: number): Record<(typeof columns)[number], unknown> {
-  return {
-    run_id: run.id,
-    org_id: run.orgId,
-    name: run.name,
-    status: run.status,
-    size: run.size,
-    command: run.command,
-    env_names: JSON.stringify(run.envNames),
-    files: JSON.stringify(run.files.map((file) => ({ path: file.path, size_bytes: file.sizeBytes }))),
-    ceiling_microdollars: run.ceilingMicrodollars,
-    placed_by: JSON.stringify(actorToRow(run.placedBy)),
-    placed_at: run.placedAt,
-    started_at: run.startedAt,
-    ended_at: run.endedAt,
-    exit_code: run.exitCode,
-    failure: run.failure,
-    stopped_by: run.stoppedBy ? JSON.stringify(actorToRow(run.stoppedBy)) : null,
-    billed_seconds: run.billedSeconds,
-    recorded_seconds: run.recordedSeconds,
-    stdout_seq: run.lastSeq.stdout,
-    stderr_seq: run.lastSeq.stderr,
-    // Already JSON text (domain/runs/result.ts): jsonb takes it as it is.
-    result: run.result,
-    result_refused: run.resultRefused,
-    version,
-  };
-}
-
 /** `FOR UPDATE` inside the projection's transaction: one writer per row at a time. */
 async function loadRow(client: PgClient, runId: string): Promise<RunRow | undefined> {
   const result = await client.query<RunRow>(`SELECT ${runColumns} FROM runs WHERE run_id = $1 FOR UPDATE`, [
@@ -149,10 +29,10 @@ async function loadRow(client: PgClient, runId: string): Promise<RunRow | undefi
   return result.rows[0];
 }
 
-const placeholders = columns
-  .map((column, i) => (jsonColumns.has(column) || column === 'result' ? `$${i + 1}::jsonb` : `$${i + 1}`))
+const placeholders = runRowColumns
+  .map((column, i) => (runJsonColumns.has(column) || column === 'result' ? `$${i + 1}::jsonb` : `$${i + 1}`))
   .join(', ');
-const updates = columns
+const updates = runRowColumns
   .filter((column) => column !== 'run_id')
   .map((column) => `${column} = EXCLUDED.${column}`)
   .join(', ');
@@ -161,7 +41,7 @@ async function writeRow(client: PgClient, run: Run, version: number): Promise<vo
   const row = runToRow(run, version);
   await client.query(
     `INSERT INTO runs (${runColumns}) VALUES (${placeholders}) ON CONFLICT (run_id) DO UPDATE SET ${updates}`,
-    columns.map((column) => row[column]),
+    runRowColumns.map((column) => row[column]),
   );
 }
 

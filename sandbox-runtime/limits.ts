@@ -1,25 +1,21 @@
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
+import { type SizeResources, sizeResources } from '../domain/sandboxes/sizes.ts';
 
-// A sandbox's size (spec, `sandboxes.create` option `size`: small, standard, large, xl) as
-// resource limits. The spec names the sizes and nothing more; the numbers are ours:
-// - memory leaves room for the desktop that will run in every sandbox (Xvfb, a window manager,
-//   Chromium: about 1 GiB busy), so the smallest size gets 2 GiB, and each step doubles;
-// - cpus is a CFS quota in whole cores; on a host with fewer cores the quota does not bind
-//   (this 2-core VM gives `large` and `xl` the 2 cores it has);
-// - pids counts tasks (threads too): Chromium alone runs a few hundred.
+// A sandbox's size as resource limits: its cores and memory are the domain's
+// (domain/sandboxes/sizes.ts, which says why those numbers), and pids counts tasks (threads too):
+// Chromium alone runs a few hundred. On a host with fewer cores than a size's quota the quota does
+// not bind, which is why placement never puts such a size there (domain/sandboxes/hosts.ts).
 // Disk is not limited: the writable layer lives on the host's filesystem without a quota.
 
-export interface Limits {
-  cpus: number;
-  memoryMiB: number;
+export interface Limits extends SizeResources {
   pids: number;
 }
 
 export const sizeLimits = {
-  small: { cpus: 1, memoryMiB: 2048, pids: 1024 },
-  standard: { cpus: 2, memoryMiB: 4096, pids: 2048 },
-  large: { cpus: 4, memoryMiB: 8192, pids: 4096 },
-  xl: { cpus: 8, memoryMiB: 16384, pids: 8192 },
+  small: { ...sizeResources.small, pids: 1024 },
+  standard: { ...sizeResources.standard, pids: 2048 },
+  large: { ...sizeResources.large, pids: 4096 },
+  xl: { ...sizeResources.xl, pids: 8192 },
 } as const satisfies Record<SandboxSize, Limits>;
 
 export const limitControllers = ['memory', 'cpu', 'pids'] as const;

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { config } from '../platform/config.ts';
 import { ensureDebianPackages } from '../platform/debian-packages.ts';
 import { desktopPackages, installPackages } from './desktop/packages.ts';
 import { hostPackages, hostProgram, runHost } from './host.ts';
@@ -42,14 +43,18 @@ export function rootfsVersion(recipe = rootfsRecipe): string {
   return `${recipe.suite}-${recipe.variant}-${digest}`;
 }
 
+/** ORRERY_SANDBOX_ROOTFS_DIR, else the user's cache (a node's host path on Kubernetes: the chart sets it). */
 export function defaultRootfsCache(): string {
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'orrery', 'rootfs');
+  return (
+    config().fleet.host.rootfsDir ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'orrery', 'rootfs')
+  );
 }
 
 /**
  * Installs the runtime's host packages (host.ts) and builds the base filesystem if this version
- * is not cached yet; answers its path. Run by `npm run stack -- start` and the test harness, once,
- * before any API serves a sandbox: it may take minutes.
+ * is not cached yet; answers its path. Run by `npm run stack -- start`, the test harness, and a
+ * sandbox host as it starts (a new machine's first host builds it): it may take minutes.
  */
 export async function ensureRootfs(cacheDir: string, log: (line: string) => void): Promise<string> {
   await ensureDebianPackages(hostPackages, log);

@@ -2,8 +2,8 @@ import { PassThrough } from 'node:stream';
 import type { OutputQuery } from '../../domain/runs/requests.ts';
 import { isActive } from '../../domain/runs/run.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { runData } from './answers.ts';
-import type { OutputLine, RunStore } from './store.ts';
+import { runData } from '../../schemas/run-answer.ts';
+import type { OutputLine, RunStore } from '../../stores/runs.ts';
 
 // `GET /api/runs/:name/output` (issue 16): the run's output as NDJSON, read from the read model
 // (`run_output`), one `{ seq, stream, text }` per chunk in the order it was printed, and, once the

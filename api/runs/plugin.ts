@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Scope } from '../../domain/orgs/events.ts';
+import { refusePlacement } from '../../domain/runs/decide.ts';
 import { RunError } from '../../domain/runs/errors.ts';
 import type { Actor } from '../../domain/runs/events.ts';
 import {
@@ -11,45 +12,37 @@ import {
   runListQuery,
 } from '../../domain/runs/requests.ts';
 import { isActive } from '../../domain/runs/run.ts';
+import { noRoomMessage } from '../../domain/sandboxes/hosts.ts';
 import { parseSandboxBody } from '../../domain/sandboxes/parse.ts';
 import { textWithoutNul } from '../../domain/text.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PgPool } from '../../platform/postgres.ts';
-import type { EventProducer } from '../../producers/producer.ts';
-import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import { runData, runObject } from '../../schemas/run-answer.ts';
+import { hostPath, hostPaths, runActedOn } from '../../schemas/sandbox-hosts.ts';
+import { type Loaded, RunStore } from '../../stores/runs.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
-import { unauthorized } from '../errors.ts';
+import { ApiError, unauthorized } from '../errors.ts';
 import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
-import { data, outputAnswer, resultAnswer, runData, runObject } from './answers.ts';
-import { catalog, catalogAnswer, type Host, sizeAvailable, thisHost } from './catalog.ts';
+import type { Fleet } from '../sandboxes/fleet.ts';
+import { type HostClient, HostNotReached } from '../sandboxes/host-client.ts';
+import { data, outputAnswer, resultAnswer } from './answers.ts';
+import { catalog, catalogAnswer } from './catalog.ts';
 import { runErrorHandler } from './errors.ts';
 import { outputStream } from './output.ts';
-import { Runner } from './runner.ts';
-import { type Loaded, RunStore } from './store.ts';
 
 /** What the run surface runs with (ApiDeps.runs). */
 export interface RunDeps {
-  /** The clock of decisions and costs. */
+  /** The clock of costs. */
   now?: () => Date;
-  /** Finishes runs left active by a process that is gone, on start (runner.ts); off when absent. */
-  recoverOnStart?: boolean;
-  /** Only these orgs' runs are this process's to recover (tests share one database). */
-  orgIds?: () => readonly string[];
-  /** How long a command waits for the read model to show its events (default 15 s). */
-  projectionTimeoutMs?: number;
-  /** How often a running run's seconds are recorded (domain/runs/metering.ts). */
-  meterStretchSeconds?: number;
-  /** The host's cores and memory, which say which sizes are available (catalog.ts); this host's when absent. */
-  host?: Host;
 }
 
 export interface RunPluginOptions extends RunDeps {
   directory: OrgDirectory;
-  producer: EventProducer;
   pool: PgPool;
   logger: Logger;
-  runtime: SandboxRuntime;
+  fleet: Fleet;
+  hosts: HostClient;
 }
 
 /** Runs use the sandboxes' scope: the command-line tool's login key has it (spec 002, "Authentication" 1). */
@@ -74,18 +67,8 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
   app.setErrorHandler(runErrorHandler);
   app.setValidatorCompiler(parsedInHandler);
   const now = opts.now ?? (() => new Date());
-  const host = opts.host ?? thisHost();
+  const { fleet, hosts } = opts;
   const store = new RunStore(opts.pool);
-  const runner = new Runner({
-    runtime: opts.runtime,
-    producer: opts.producer,
-    store,
-    pool: opts.pool,
-    logger: opts.logger,
-    now,
-    projectionTimeoutMs: opts.projectionTimeoutMs ?? 15_000,
-    meterStretchSeconds: opts.meterStretchSeconds,
-  });
   const readers = app.requireKeyOrSession(runScope);
 
   /** Who is calling, as a run records it. */
@@ -119,21 +102,19 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
     async (request, reply) => {
       const body = parse(placeRunBody, request.body);
       const orgId = request.principal!.orgId;
-      const files = body.files.map((file) => ({
-        path: file.path,
-        bytes: Buffer.from(file.contents_base64, 'base64'),
-      }));
-      const run = await runner.place(
-        {
-          orgId,
-          body,
-          placedBy: actorOf(request),
-          hasCredit: opts.directory.hasCredit(orgId),
-          sizeAvailable: sizeAvailable(body.size, host),
-        },
-        { files, env: body.env },
-      );
-      return reply.status(201).send({ data: runData(run, now()) });
+      const checks = {
+        hasCredit: opts.directory.hasCredit(orgId),
+        sizeAvailable: await fleet.holdsSize(body.size),
+      };
+      refusePlacement({ ...checks, size: body.size, ceilingMicrodollars: body.ceiling_cents });
+      const placement = {
+        org_id: orgId,
+        placed_by: actorOf(request),
+        has_credit: checks.hasCredit,
+        size_available: checks.sizeAvailable,
+        body: request.body,
+      };
+      return reply.status(201).send(await placeOnHost(placement, body.size));
     },
   );
 
@@ -208,8 +189,8 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
     },
     async (request) => {
       const loaded = await runOf(request);
-      const run = isActive(loaded.run.status) ? await runner.stop(loaded, actorOf(request)) : loaded.run;
-      return { data: runData(run, now()) };
+      if (!isActive(loaded.run.status)) return { data: runData(loaded.run, now()) };
+      return stopOnHost(loaded, actorOf(request));
     },
   );
 
@@ -244,14 +225,34 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
         response: { 200: catalogAnswer, ...errorResponses('catalog') },
       },
     },
-    async () => catalog(host),
+    async () => catalog((size) => fleet.holdsSize(size)),
   );
 
-  app.addHook('onReady', async () => {
-    if (opts.recoverOnStart)
-      void runner
-        .recover(opts.orgIds?.())
-        .catch((error: unknown) => opts.logger.error({ err: error }, 'runs: recovery failed'));
-  });
-  app.addHook('preClose', () => runner.shutdown());
+  /**
+   * A run goes to a host with room for its size, as a sandbox does, and the host carries it out;
+   * a host that is full or was not reached is passed for the next.
+   */
+  async function placeOnHost(placement: Record<string, unknown>, size: Loaded['run']['size']) {
+    for (const host of await fleet.placement(size)) {
+      try {
+        const call = { method: 'POST', path: hostPaths.placeRun, json: placement } as const;
+        return await hosts.json(host.hostId, call, runActedOn);
+      } catch (error) {
+        if (error instanceof HostNotReached) continue;
+        if (error instanceof ApiError && error.code === 'no_capacity') continue;
+        throw error;
+      }
+    }
+    throw new ApiError('no_capacity', 503, noRoomMessage(size), undefined, { 'retry-after': '10' });
+  }
+
+  /** A run is stopped by the host carrying it out, which answers it as it ended. */
+  function stopOnHost(loaded: Loaded, by: ReturnType<typeof actorOf>) {
+    const call = {
+      method: 'POST',
+      path: hostPath(hostPaths.stopRun, loaded.run.id),
+      json: { stopped_by: by },
+    } as const;
+    return hosts.json(loaded.run.host, call, runActedOn);
+  }
 };

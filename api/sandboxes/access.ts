@@ -3,8 +3,8 @@ import { isMember } from '../../domain/orgs/membership.ts';
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import { routeAccess, type SandboxRouteName, sessionMayCall } from '../../domain/sandboxes/routes.ts';
 import { checkToken, type Minter, type SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
+import type { Loaded, SandboxStore } from '../../stores/sandboxes.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
-import type { Loaded, SandboxStore } from './store.ts';
 
 // Who may call a sandbox route (spec, "Authentication"; domain/sandboxes/routes.ts): an API key
 // with `sandboxes:write` on every route; a dashboard session where the route allows one (minting

@@ -36,6 +36,7 @@ export const sandboxObject = z.object({
   updated_at: z.string(),
   last_used_at: z.string(),
   desktop: desktopStatusAnswer,
+  host: z.string().describe("the sandbox host that holds it (a fork is on its source's)"),
 });
 
 export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
@@ -54,6 +55,7 @@ export function sandboxData(sandbox: Sandbox): z.output<typeof sandboxObject> {
     updated_at: sandbox.updatedAt.toISOString(),
     last_used_at: sandbox.lastUsedAt.toISOString(),
     desktop: desktopStatus(sandbox.desktop),
+    host: sandbox.host,
   };
 }
 

@@ -1,23 +1,27 @@
 import { z } from 'zod';
 import { parseSandboxBody } from '../../domain/sandboxes/parse.ts';
 import { textWithoutNul } from '../../domain/text.ts';
-import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
-import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import type { EventProducer } from '../../producers/producer.ts';
+import type { SandboxStore } from '../../stores/sandboxes.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
 import { parsedOrRefused } from '../request-validation.ts';
 import type { SandboxAccess } from './access.ts';
-import type { SandboxCommands } from './commands.ts';
-import type { SandboxStore } from './store.ts';
+import type { Fleet } from './fleet.ts';
+import type { HostClient } from './host-client.ts';
 
 /** What the sandbox routes share, made once by the plugin. */
 export interface SandboxContext {
   store: SandboxStore;
-  commands: SandboxCommands;
   access: SandboxAccess;
-  runtime: SandboxRuntime;
+  /** The fleet of sandbox hosts, and the way to call the one holding a sandbox. */
+  fleet: Fleet;
+  hosts: HostClient;
+  /** Records a lost sandbox's changes, which no host holds any more (routing.ts). */
+  producer: EventProducer;
   tokens: SandboxTokenCodec;
   now: () => Date;
-  desktop: Desktop | undefined;
+  /** How long a change recorded here waits for the read model. */
+  projectionTimeoutMs: number;
 }
 
 /** Parses a body or query with the domain's schema; a refusal is a 422 naming the field. */

@@ -11,19 +11,20 @@ import {
 import { invalidRequest } from '../../domain/sandboxes/errors.ts';
 import { inputAction } from '../../domain/sandboxes/input-actions.ts';
 import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
-import { desktopStatus, type Sandbox } from '../../domain/sandboxes/sandbox.ts';
+import { desktopStatus } from '../../domain/sandboxes/sandbox.ts';
 import { checkRegion, positionOutsideScreen } from '../../domain/sandboxes/screen-geometry.ts';
-import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
+import { hostPath, hostPaths } from '../../schemas/sandbox-hosts.ts';
 import { sandboxErrorResponses as errors } from '../error-responses.ts';
 import { guard } from './access.ts';
 import { accessibilityAnswer, bytesAnswer, data, desktopStatusAnswer, inputAnswer } from './answers.ts';
 import { idParams, parse, type SandboxContext } from './context.ts';
-import { startDesktop, stopDesktop } from './desktop.ts';
-import { desktopNotConfigured } from './errors.ts';
+import { actOnHost } from './routing.ts';
 
 // The desktop routes of the spec's Endpoints table. A key with `sandboxes:write` or a sandbox
-// token for this sandbox (`view` for status and screenshot, `control` for the rest). Each call
-// on a running desktop is a use of the sandbox (the idle timeout).
+// token for this sandbox (`view` for status and screenshot, `control` for the rest), checked
+// here; the call itself goes to the host that holds the sandbox, where each call on a running
+// desktop is a use of the sandbox (the idle timeout). Positions and regions outside the screen
+// are refused here from the read model, before anything crosses to the host.
 //
 // A page drives the desktop with a sandbox token (`Client.fromToken`), from its own origin, so
 // these routes answer CORS: any origin may ask, and the token decides (Authentication 5: an
@@ -40,22 +41,12 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
     exposedHeaders: ['x-image-width', 'x-image-height'],
     maxAge: 600,
   });
-  const { access, commands } = ctx;
+  const { access, hosts } = ctx;
   const route = (name: keyof typeof sandboxRoutes) => ({
     method: sandboxRoutes[name].method,
     url: sandboxRoutes[name].path,
     onRequest: guard(app, name),
   });
-  const driver = (): Desktop => {
-    if (!ctx.desktop) throw desktopNotConfigured();
-    return ctx.desktop;
-  };
-  /** A call on the running desktop of a running sandbox, recorded as a use. */
-  const onDesktop = <T>(sandbox: Sandbox, task: (desktop: Desktop) => Promise<T>) => {
-    const running = requireDesktop(sandbox);
-    const desktop = driver();
-    return commands.use(running, () => task(desktop));
-  };
 
   app.route({
     ...route('desktop.status'),
@@ -81,16 +72,15 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       response: { 200: data(desktopStatusAnswer), ...errors('desktop.action') },
     },
     handler: async (request) => {
-      const body = parse(desktopActionBody, request.body);
+      parse(desktopActionBody, request.body);
       const { loaded } = await access.forRequest(request, 'desktop.action');
-      const desktop = driver();
-      const sandbox =
-        body.action === 'start'
-          ? await commands.use(loaded.sandbox, () =>
-              startDesktop(commands, desktop, loaded.sandbox, body.resolution),
-            )
-          : await stopDesktop(commands, desktop, loaded.sandbox);
-      return { data: desktopStatus(sandbox.desktop) };
+      const sandbox = requireExisting(loaded.sandbox);
+      const call = {
+        method: 'POST',
+        path: hostPath(hostPaths.desktop, sandbox.id),
+        json: request.body,
+      } as const;
+      return { data: desktopStatus((await actOnHost(ctx, sandbox, call)).desktop) };
     },
   });
 
@@ -106,13 +96,18 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
     handler: async (request) => {
       const action = parse(inputAction, request.body);
       const { loaded } = await access.forRequest(request, 'desktop.input');
-      const { desktop: screen } = requireDesktop(loaded.sandbox);
+      const sandbox = requireDesktop(loaded.sandbox);
       const outside = positionOutsideScreen(
-        screen.size,
+        sandbox.desktop.size,
         action as Partial<Record<'x' | 'y' | 'to_x' | 'to_y', number>>,
       );
       if (outside) throw invalidRequest(outside.param, outside.message);
-      return { data: await onDesktop(loaded.sandbox, (desktop) => desktop.input(loaded.sandbox.id, action)) };
+      const call = {
+        method: 'POST',
+        path: hostPath(hostPaths.input, sandbox.id),
+        json: request.body,
+      } as const;
+      return { data: await hosts.json(sandbox.host, call, inputAnswer) };
     },
   });
 
@@ -126,22 +121,24 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       response: { 200: bytesAnswer('image/png', 'The screenshot.'), ...errors('desktop.screenshot') },
     },
     handler: async (request, reply) => {
-      const { region } = parse(screenshotQuery, request.query);
+      const query = request.query as { region?: string };
+      const { region } = parse(screenshotQuery, query);
       const { loaded } = await access.forRequest(request, 'desktop.screenshot');
-      const { desktop: screen } = requireDesktop(loaded.sandbox);
+      const sandbox = requireDesktop(loaded.sandbox);
       if (region) {
-        const checked = checkRegion(screen.size, region);
+        const checked = checkRegion(sandbox.desktop.size, region);
         if (!checked.ok) throw invalidRequest('region', `Invalid \`region\`: ${checked.message}.`);
       }
-      const corners = region ? ([...region] as [number, number, number, number]) : undefined;
-      const shot = await onDesktop(loaded.sandbox, (desktop) =>
-        desktop.screenshot(loaded.sandbox.id, corners),
-      );
-      return reply
-        .type('image/png')
-        .header('x-image-width', String(shot.width))
-        .header('x-image-height', String(shot.height))
-        .send(shot.png);
+      const shot = await hosts.send(sandbox.host, {
+        method: 'GET',
+        path: hostPath(hostPaths.screenshot, sandbox.id),
+        query: { region: query.region },
+      });
+      for (const header of ['content-length', 'x-image-width', 'x-image-height']) {
+        const value = shot.headers[header];
+        if (typeof value === 'string') reply.header(header, value);
+      }
+      return reply.type('image/png').send(shot.body);
     },
   });
 
@@ -159,14 +156,15 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       response: { 200: accessibilityAnswer, ...errors('desktop.accessibility.tree') },
     },
     handler: async (request) => {
-      const query = parse(accessibilityQuery, request.query);
+      parse(accessibilityQuery, request.query);
       const { loaded } = await access.forRequest(request, 'desktop.accessibility.tree');
-      const options = { app: query.app, depth: query.depth, includeHidden: query.include_hidden };
-      return {
-        data: await onDesktop(loaded.sandbox, (desktop) =>
-          desktop.accessibilityTree(loaded.sandbox.id, options),
-        ),
-      };
+      const sandbox = requireDesktop(loaded.sandbox);
+      const call = {
+        method: 'GET',
+        path: hostPath(hostPaths.accessibilityTree, sandbox.id),
+        query: request.query as Record<string, string | undefined>,
+      } as const;
+      return { data: await hosts.json(sandbox.host, call, accessibilityAnswer.shape.data) };
     },
   });
 
@@ -180,11 +178,15 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
       response: { 200: accessibilityAnswer, ...errors('desktop.accessibility.act') },
     },
     handler: async (request) => {
-      const body = parse(accessibilityActBody, request.body);
+      parse(accessibilityActBody, request.body);
       const { loaded } = await access.forRequest(request, 'desktop.accessibility.act');
-      return {
-        data: await onDesktop(loaded.sandbox, (desktop) => desktop.accessibilityAct(loaded.sandbox.id, body)),
-      };
+      const sandbox = requireDesktop(loaded.sandbox);
+      const call = {
+        method: 'POST',
+        path: hostPath(hostPaths.accessibilityAct, sandbox.id),
+        json: request.body,
+      } as const;
+      return { data: await hosts.json(sandbox.host, call, accessibilityAnswer.shape.data) };
     },
   });
 };

@@ -2,21 +2,15 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import { fileSizeLimitBytes } from '../../domain/sandboxes/requests.ts';
 import { PublishFailed } from '../../producers/producer.ts';
+import { ReadModelBehind } from '../../producers/sandbox.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 
 // The sandbox surface's errors: the spec's table (domain/sandboxes/errors.ts) written through the
-// one ApiError type in the shape `{ error: { code, message, param? } }` (jsonErrorFormat). Two
-// codes of our own, for when the platform cannot record a change: 503 `unavailable` (Kafka did
-// not acknowledge, or the read model did not show the change in time) and 503 `not_configured`
-// (this API runs without a desktop).
-
-/** The read model did not show a published change in time (are the consumers running?). */
-export class ReadModelBehind extends Error {
-  constructor(sandboxId: string) {
-    super(`the sandbox read model did not show the change to ${sandboxId} in time`);
-    this.name = 'ReadModelBehind';
-  }
-}
+// one ApiError type in the shape `{ error: { code, message, param? } }` (jsonErrorFormat). Codes
+// of our own, for when the platform cannot do what was asked: 503 `unavailable` (Kafka did not
+// acknowledge, the read model did not show the change in time, or the sandbox's host cannot be
+// reached), 503 `no_capacity` (no host has room for the size) and 503 `not_configured` (the host
+// runs without a desktop). A host's refusal arrives as an ApiError already (host-client.ts).
 
 const unavailable = () =>
   new ApiError(
@@ -27,11 +21,13 @@ const unavailable = () =>
     { 'retry-after': '5' },
   );
 
-export const desktopNotConfigured = () =>
+/** A file's declared length over the limit, refused before a byte is passed on. */
+export const fileTooLarge = () =>
   new ApiError(
-    'not_configured',
-    503,
-    'This API runs without a desktop: start it with one (sandbox-runtime/desktop), or call another deployment.',
+    'invalid_request',
+    422,
+    `Invalid \`contents\`: send a file of at most ${fileSizeLimitBytes} bytes (64 MiB).`,
+    'contents',
   );
 
 export function toSandboxApiError(error: unknown, request: FastifyRequest): unknown {
@@ -42,14 +38,6 @@ export function toSandboxApiError(error: unknown, request: FastifyRequest): unkn
     return unavailable();
   }
   const code = (error as FastifyError | undefined)?.code;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' && request.method === 'PUT') {
-    return new ApiError(
-      'invalid_request',
-      422,
-      `Invalid \`contents\`: send a file of at most ${fileSizeLimitBytes} bytes (64 MiB).`,
-      'contents',
-    );
-  }
   if (code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new ApiError('invalid_request', 422, 'The body is not valid JSON: send a JSON object.', '');
   }

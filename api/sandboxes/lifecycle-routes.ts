@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireExisting, requireRunning } from '../../domain/sandboxes/decide.ts';
@@ -13,6 +14,7 @@ import {
 } from '../../domain/sandboxes/requests.ts';
 import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
 import { mintToken } from '../../domain/sandboxes/tokens.ts';
+import { hostPath, hostPaths } from '../../schemas/sandbox-hosts.ts';
 import { sandboxErrorResponses as errors } from '../error-responses.ts';
 import { callerOf, guard } from './access.ts';
 import {
@@ -25,10 +27,13 @@ import {
   tokenAnswer,
 } from './answers.ts';
 import { idParams, orEmpty, parse, type SandboxContext } from './context.ts';
+import { fileTooLarge } from './errors.ts';
+import { actOnHost, changeSandbox, createSandbox, updateSandbox } from './routing.ts';
 
 // The sandbox routes other than the desktop's (domain/sandboxes/routes.ts holds their paths and
 // who may call them): one route per client package call. Bodies and queries are parsed in the
-// handler with the domain's schemas, so a 422 names its field (`metadata.env`, `idle_timeout_seconds`).
+// handler with the domain's schemas, so a 422 names its field (`metadata.env`, `idle_timeout_seconds`);
+// what acts on a sandbox then goes to the host that holds it (routing.ts), whichever replica this is.
 
 const tags = ['sandboxes'];
 const one = data(sandboxObject);
@@ -40,7 +45,7 @@ const listQueryDoc = z.object({
 });
 
 export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = async (app, { ctx }) => {
-  const { commands, access, runtime } = ctx;
+  const { access, hosts } = ctx;
   const route = (name: keyof typeof sandboxRoutes, scope = app) => ({
     method: sandboxRoutes[name].method,
     url: sandboxRoutes[name].path,
@@ -57,7 +62,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
     },
     handler: async (request, reply) => {
       const body = parse(createSandboxBody, orEmpty(request.body));
-      const sandbox = await commands.create(callerOf(request).orgId, body);
+      const sandbox = await createSandbox(ctx, callerOf(request).orgId, body, orEmpty(request.body));
       return reply.status(201).send({ data: sandboxData(sandbox) });
     },
   });
@@ -103,7 +108,8 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
     handler: async (request) => {
       const body = parse(updateSandboxBody, orEmpty(request.body));
       const { loaded } = await access.forRequest(request, 'sandbox.update');
-      return { data: sandboxData(await commands.update(loaded.sandbox, body)) };
+      const changes = { metadata: body.metadata, idleTimeoutSeconds: body.idle_timeout_seconds };
+      return { data: sandboxData(await updateSandbox(ctx, loaded.sandbox, changes, orEmpty(request.body))) };
     },
   });
 
@@ -118,7 +124,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       schema: { tags, summary, params: idParams, response: { 200: one, ...errors(name) } },
       handler: async (request) => {
         const { loaded } = await access.forRequest(request, name);
-        return { data: sandboxData(await commands.change(loaded.sandbox, command)) };
+        return { data: sandboxData(await changeSandbox(ctx, loaded.sandbox, command)) };
       },
     });
   }
@@ -133,10 +139,15 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       response: { 201: one, ...errors('sandbox.fork') },
     },
     handler: async (request, reply) => {
-      const body = parse(forkSandboxBody, orEmpty(request.body));
+      parse(forkSandboxBody, orEmpty(request.body));
       const { loaded } = await access.forRequest(request, 'sandbox.fork');
-      const copy = await commands.fork(requireExisting(loaded.sandbox), body.name);
-      return reply.status(201).send({ data: sandboxData(copy) });
+      const source = requireExisting(loaded.sandbox);
+      const call = {
+        method: 'POST',
+        path: hostPath(hostPaths.fork, source.id),
+        json: orEmpty(request.body),
+      } as const;
+      return reply.status(201).send({ data: sandboxData(await actOnHost(ctx, source, call)) });
     },
   });
 
@@ -150,12 +161,15 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       response: { 200: data(execAnswer), ...errors('sandbox.exec') },
     },
     handler: async (request) => {
-      const body = parse(execBody, request.body);
+      parse(execBody, request.body);
       const { loaded } = await access.forRequest(request, 'sandbox.exec');
       const sandbox = requireRunning(loaded.sandbox);
-      const options = { cwd: body.cwd, env: body.env, timeoutSeconds: body.timeout_seconds };
-      const outcome = await commands.use(sandbox, () => runtime.exec(sandbox.id, body.command, options));
-      return { data: outcome.result };
+      const call = {
+        method: 'POST',
+        path: hostPath(hostPaths.exec, sandbox.id),
+        json: request.body,
+      } as const;
+      return { data: await hosts.json(sandbox.host, call, execAnswer) };
     },
   });
 
@@ -175,22 +189,27 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       const { path } = parse(fileQuery, request.query);
       const { loaded } = await access.forRequest(request, 'sandbox.files.read');
       const sandbox = requireRunning(loaded.sandbox);
-      const bytes = await commands.use(sandbox, () => runtime.readFile(sandbox.id, path));
-      return reply
-        .type('application/octet-stream')
-        .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+      // Streamed through as the host reads it: neither process holds the whole file.
+      const file = await hosts.send(sandbox.host, {
+        method: 'GET',
+        path: hostPath(hostPaths.file, sandbox.id),
+        query: { path },
+      });
+      const length = file.headers['content-length'];
+      if (typeof length === 'string') reply.header('content-length', length);
+      return reply.type('application/octet-stream').send(file.body);
     },
   });
 
   // A file's bytes arrive as they are, whatever their content type says (clients often send
-  // none, or text/plain): this route has a scope of its own where every body is raw bytes.
+  // none, or text/plain): this route has a scope of its own where every body is raw bytes, passed
+  // on to the host unread as they arrive (64 MiB at most: a larger declared length is refused
+  // here, a longer stream by the host, which keeps the file as it was).
   await app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
-    raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    raw.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     raw.route({
       ...route('sandbox.files.write'),
-      // The bytes are the body, up to 64 MiB (a larger one is 422 on `contents`: errors.ts).
-      bodyLimit: fileSizeLimitBytes,
       schema: {
         tags,
         summary: 'Write one file from the raw body (up to 64 MiB)',
@@ -200,10 +219,17 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
       },
       handler: async (request) => {
         const { path } = parse(fileQuery, request.query);
-        const contents = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const length = request.headers['content-length'];
+        if (length !== undefined && Number(length) > fileSizeLimitBytes) throw fileTooLarge();
         const { loaded } = await access.forRequest(request, 'sandbox.files.write');
         const sandbox = requireRunning(loaded.sandbox);
-        return { data: await commands.use(sandbox, () => runtime.writeFile(sandbox.id, path, contents)) };
+        const call = {
+          method: 'PUT',
+          path: hostPath(hostPaths.file, sandbox.id),
+          query: { path },
+          stream: { body: request.body as Readable, length },
+        } as const;
+        return { data: await hosts.json(sandbox.host, call, fileWrittenAnswer) };
       },
     });
   });

@@ -1,42 +1,29 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireExisting } from '../../domain/sandboxes/decide.ts';
-import { config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
-import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
-import { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import { SandboxStore } from '../../stores/sandboxes.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
 import { errorResponses } from '../error-responses.ts';
 import { parsedInHandler } from '../request-validation.ts';
 import { SandboxAccess, sandboxScope } from './access.ts';
 import { data, sandboxData, sandboxObject } from './answers.ts';
-import { SandboxCommands } from './commands.ts';
 import { idParams, type SandboxContext } from './context.ts';
 import { desktopRoutes } from './desktop-routes.ts';
 import { sandboxErrorHandler } from './errors.ts';
-import { type IdleJob, startIdleJob } from './idle.ts';
+import type { Fleet } from './fleet.ts';
+import type { HostClient } from './host-client.ts';
 import { lifecycleRoutes } from './lifecycle-routes.ts';
-import { recoverSandboxes } from './recovery.ts';
+import { changeSandbox } from './routing.ts';
 import { routeUpgrades, ScreenHub, screenRoutes } from './screen.ts';
-import { SandboxStore } from './store.ts';
 
-/** What the sandbox surface runs with (ApiDeps.sandboxes); without it, routes only, from config. */
+/** What the sandbox surface runs with (ApiDeps.sandboxes). */
 export interface SandboxDeps {
-  /** The host's runtime; `SandboxRuntime.fromConfig` when absent. */
-  runtime?: SandboxRuntime;
-  /** The host's desktop (`createDesktop(runtime)`); without one, starting a desktop answers 503. */
-  desktop?: Desktop;
-  /** The clock of decisions, tokens and the idle timeout (tests move it). */
+  /** The clock of tokens (tests move it). */
   now?: () => Date;
-  /** Runs the idle-timeout job this often; off when absent. */
-  idleCheckMs?: number;
-  /** Converges the host with the read model on start (recovery.ts); off when absent. */
-  recoverOnStart?: boolean;
-  /** Only these orgs' sandboxes are this process's to recover and expire (tests share one database). */
-  orgIds?: () => readonly string[];
-  /** How long a command waits for the read model to show its events (default 15 s). */
+  /** How long a change recorded by the API itself (a lost sandbox's) waits for the read model (default 15 s). */
   projectionTimeoutMs?: number;
 }
 
@@ -46,11 +33,14 @@ export interface SandboxPluginOptions extends SandboxDeps {
   pool: PgPool;
   logger: Logger;
   tokens: SandboxTokenCodec;
+  fleet: Fleet;
+  hosts: HostClient;
 }
 
 /**
  * The sandbox surface under /api (spec 002, "Endpoints"): lifecycle, exec and files, tokens, the
- * desktop, the live screen, and one admin route. README "Sandboxes" lists the routes.
+ * desktop, the live screen, and one admin route; each reaches the host that holds the sandbox
+ * (routing.ts). README "Sandboxes" lists the routes.
  */
 export const sandboxesPlugin: FastifyPluginAsyncZod<SandboxPluginOptions> = async (app, opts) => {
   app.setErrorHandler(sandboxErrorHandler);
@@ -58,28 +48,18 @@ export const sandboxesPlugin: FastifyPluginAsyncZod<SandboxPluginOptions> = asyn
   acceptBodies(app);
 
   const now = opts.now ?? (() => new Date());
-  const runtime =
-    opts.runtime ?? SandboxRuntime.fromConfig(config(), { log: (line) => opts.logger.info(line) });
   const store = new SandboxStore(opts.pool);
-  const commands = new SandboxCommands({
-    store,
-    producer: opts.producer,
-    runtime,
-    now,
-    logger: opts.logger,
-    projectionTimeoutMs: opts.projectionTimeoutMs ?? 15_000,
-  });
   const ctx: SandboxContext = {
     store,
-    commands,
     access: new SandboxAccess(store, opts.directory, now),
-    runtime,
+    fleet: opts.fleet,
+    hosts: opts.hosts,
+    producer: opts.producer,
     tokens: opts.tokens,
     now,
-    desktop: opts.desktop,
+    projectionTimeoutMs: opts.projectionTimeoutMs ?? 15_000,
   };
   const hub = new ScreenHub(ctx, opts.logger);
-  commands.onUnusable((sandboxId, why) => hub.close(sandboxId, why));
   routeUpgrades(app);
 
   await app.register(lifecycleRoutes, { ctx });
@@ -87,17 +67,7 @@ export const sandboxesPlugin: FastifyPluginAsyncZod<SandboxPluginOptions> = asyn
   await app.register(screenRoutes, { ctx, hub });
   secretsRoute(app, ctx);
 
-  let idle: IdleJob | undefined;
-  app.addHook('onReady', async () => {
-    if (opts.idleCheckMs)
-      idle = startIdleJob({ ...ctx, intervalMs: opts.idleCheckMs, logger: opts.logger, orgIds: opts.orgIds });
-    if (opts.recoverOnStart)
-      void recoverSandboxes({ ...ctx, pool: opts.pool, logger: opts.logger, orgIds: opts.orgIds }).catch(
-        (error: unknown) => opts.logger.error({ err: error }, 'sandboxes: recovery failed'),
-      );
-  });
   app.addHook('preClose', async () => {
-    idle?.stop();
     hub.closeAll();
   });
 };
@@ -123,7 +93,7 @@ function secretsRoute(app: Parameters<FastifyPluginAsyncZod>[0], ctx: SandboxCon
     async (request) => {
       const loaded = await ctx.store.resolve(request.principal!.orgId, request.params.id);
       const sandbox = requireExisting(loaded?.sandbox);
-      return { data: sandboxData(await ctx.commands.change(sandbox, 'SetSecrets')) };
+      return { data: sandboxData(await changeSandbox(ctx, sandbox, 'SetSecrets')) };
     },
   );
 }

@@ -14,9 +14,7 @@ import { rfbFilterStream } from '../../sandbox-runtime/desktop/index.ts';
 import { sandboxErrorResponses } from '../error-responses.ts';
 import { ApiError } from '../errors.ts';
 import { type Caller, guard } from './access.ts';
-import type { Unusable } from './commands.ts';
 import { idParams, type SandboxContext } from './context.ts';
-import { desktopNotConfigured } from './errors.ts';
 
 /** How often an open screen looks whether its token's minter is still active. */
 const minterCheckMs = 1000;
@@ -25,12 +23,15 @@ const minterCheckMs = 1000;
 // carrying VNC (RFB) in binary frames; "Embeddable screen"). Upgrades go through Fastify's own
 // routing, as @fastify/websocket does it, so the screen route has the same auth hook, token
 // checks and error bodies as every other route: a refusal is an ordinary HTTP answer (401, 403,
-// 409) instead of the 101. Once upgraded, bytes are piped both ways; what the page sends passes
-// the RFB filter, which drops keyboard and pointer input for a `view` token whatever the page's mode.
+// 409) instead of the 101. Once upgraded, frames are relayed both ways between the page and the
+// host that holds the sandbox (sandbox-host/screen.ts, over a WebSocket of its own); what the
+// page sends passes the RFB filter, which drops keyboard and pointer input for a `view` token
+// whatever the page's mode.
 //
-// A connection closes cleanly (1000) when the token expires, when the desktop or the sandbox
-// stops, or when the sandbox is destroyed; with 1001 when the API shuts down. While open it
-// counts as a use of the sandbox (the idle timeout), bounded by the token's lifetime.
+// A connection closes cleanly (1000) when the token expires, and with the host's words when the
+// desktop or the sandbox stops or the sandbox is destroyed; with 1001 when the API shuts down,
+// 1011 when the host is lost. While open it counts as a use of the sandbox on its host (the idle
+// timeout), bounded by the token's lifetime.
 
 const upgrading = Symbol('orrery.upgrade');
 interface PendingUpgrade {
@@ -62,51 +63,57 @@ export function pendingUpgrade(request: FastifyRequest): PendingUpgrade | undefi
   return (request.raw as UpgradeRequest)[upgrading];
 }
 
-/** Backpressure: pause the VNC stream while this much is waiting to reach the page. */
+/** Backpressure: pause the host's stream while this much is waiting to reach the page. */
 const highWaterBytes = 4 * 1024 * 1024;
+
+/** Close codes a page may be sent as they are; anything else (a host gone) becomes 1011. */
+const relayedCodes = new Set([1000, 1001, 1008, 1011]);
 
 export class ScreenHub {
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  private readonly open = new Map<string, Set<WebSocket>>();
+  private readonly open = new Set<WebSocket>();
 
   constructor(
     private readonly ctx: SandboxContext,
     private readonly logger: Logger,
   ) {}
 
-  /** Completes the upgrade and pipes `vnc` to the page until one of them ends. */
+  /** Completes the upgrade and relays between the page and the host's screen until one of them ends. */
   serve(
     request: FastifyRequest,
     pending: PendingUpgrade,
-    connection: { caller: Caller; sandbox: Sandbox; vnc: Duplex; viewOnly: boolean },
+    connection: { caller: Caller; sandbox: Sandbox; upstream: WebSocket; viewOnly: boolean },
   ): void {
-    const { caller, sandbox, vnc } = connection;
+    const { caller, sandbox, upstream } = connection;
     pending.upgraded = true;
     let served = false;
-    // A handshake the WebSocket server refuses never calls back: the VNC connection goes too.
+    // A handshake the WebSocket server refuses never calls back: the host's screen goes too.
     pending.socket.once('close', () => {
-      if (!served) vnc.destroy();
+      if (!served) upstream.terminate();
     });
     this.server.handleUpgrade(request.raw, pending.socket, pending.head, (ws) => {
       served = true;
-      this.track(sandbox.id, ws);
+      this.open.add(ws);
       const closeWith = (code: number, reason: string) => {
         if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)
           ws.close(code, reason);
       };
-      toPage(vnc, ws);
-      fromPage(ws, vnc, connection.viewOnly, (error) => {
+      toPage(upstream, ws);
+      fromPage(ws, upstream, connection.viewOnly, (error) => {
         this.logger.info(
           { err: error, sandboxId: sandbox.id },
           'screen: page sent what the filter cannot read',
         );
         closeWith(1008, 'unsupported RFB message');
       });
-      vnc.on('end', () => closeWith(1000, 'desktop stopped'));
-      vnc.on('close', () => closeWith(1000, 'desktop stopped'));
-      vnc.on('error', (error) => {
-        this.logger.warn({ err: error, sandboxId: sandbox.id }, 'screen: VNC connection failed');
-        closeWith(1011, 'desktop connection failed');
+      // The host closes with why (desktop stopped, sandbox stopped or deleted): the page hears it.
+      upstream.on('close', (code, reason) => {
+        if (relayedCodes.has(code)) closeWith(code, reason.toString());
+        else closeWith(1011, 'sandbox host connection lost');
+      });
+      upstream.on('error', (error) => {
+        this.logger.warn({ err: error, sandboxId: sandbox.id }, 'screen: connection to the host failed');
+        closeWith(1011, 'sandbox host connection lost');
       });
       const { token } = caller;
       const left = token ? token.expiresAt.getTime() - this.ctx.now().getTime() : undefined;
@@ -119,70 +126,57 @@ export class ScreenHub {
             if (!this.ctx.access.minterActive(token)) closeWith(1008, 'token revoked');
           }, minterCheckMs)
         : undefined;
-      const closed = new Promise<void>((resolve) =>
-        ws.once('close', () => {
-          clearTimeout(expiry);
-          clearInterval(minterWatch);
-          vnc.destroy();
-          this.untrack(sandbox.id, ws);
-          resolve();
-        }),
-      );
-      this.ctx.commands
-        .use(sandbox, () => closed)
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error, sandboxId: sandbox.id }, 'screen: use not recorded'),
-        );
+      ws.once('close', () => {
+        clearTimeout(expiry);
+        clearInterval(minterWatch);
+        if (upstream.readyState === WebSocket.OPEN) upstream.close(1000, 'page closed');
+        else upstream.terminate();
+        this.open.delete(ws);
+      });
     });
-  }
-
-  /** Ends every screen of a sandbox that stopped being usable. */
-  close(sandboxId: string, why: Unusable, code = 1000): void {
-    for (const ws of this.open.get(sandboxId) ?? []) ws.close(code, why);
   }
 
   closeAll(): void {
-    for (const sandboxId of this.open.keys()) this.close(sandboxId, 'stopped', 1001);
+    for (const ws of this.open) ws.close(1001, 'stopped');
     this.server.close();
-  }
-
-  private track(sandboxId: string, ws: WebSocket): void {
-    const set = this.open.get(sandboxId) ?? new Set();
-    set.add(ws);
-    this.open.set(sandboxId, set);
-  }
-
-  private untrack(sandboxId: string, ws: WebSocket): void {
-    const set = this.open.get(sandboxId);
-    set?.delete(ws);
-    if (set?.size === 0) this.open.delete(sandboxId);
   }
 }
 
-/** Server to page: each chunk a binary frame; the VNC stream pauses while the page is behind. */
-function toPage(vnc: Duplex, ws: WebSocket): void {
-  vnc.on('data', (chunk: Buffer) => {
-    ws.send(chunk, { binary: true }, () => {
-      if (vnc.isPaused() && ws.bufferedAmount < highWaterBytes / 4) vnc.resume();
+/** Host to page: each frame as it came; the host's stream pauses while the page is behind. */
+function toPage(upstream: WebSocket, ws: WebSocket): void {
+  upstream.on('message', (data: Buffer, isBinary) => {
+    if (!isBinary) return;
+    ws.send(data, { binary: true }, () => {
+      if (upstream.isPaused && ws.bufferedAmount < highWaterBytes / 4) upstream.resume();
     });
-    if (ws.bufferedAmount > highWaterBytes) vnc.pause();
+    if (ws.bufferedAmount > highWaterBytes) upstream.pause();
   });
 }
 
 /**
- * Page to server: binary frames, through the RFB filter for a `view` token, which drops keyboard
+ * Page to host: binary frames, through the RFB filter for a `view` token, which drops keyboard
  * and pointer input (sandbox-runtime/desktop/rfb-filter.ts). A `control` token or a key passes
  * everything as it is: the filter knows only the standard messages, and a page may send others.
  */
-function fromPage(ws: WebSocket, vnc: Duplex, viewOnly: boolean, refused: (error: Error) => void): void {
+function fromPage(
+  ws: WebSocket,
+  upstream: WebSocket,
+  viewOnly: boolean,
+  refused: (error: Error) => void,
+): void {
+  const send = (chunk: Buffer) => {
+    if (upstream.readyState === WebSocket.OPEN) upstream.send(chunk, { binary: true });
+  };
   const filter = viewOnly ? rfbFilterStream('view') : undefined;
   if (filter) {
-    filter.on('data', (chunk: Buffer) => vnc.write(chunk));
+    filter.on('data', send);
     filter.on('error', refused);
   }
-  const sink = filter ?? vnc;
   ws.on('message', (data, isBinary) => {
-    if (isBinary && !sink.destroyed) sink.write(data as Buffer);
+    if (!isBinary) return;
+    if (filter) {
+      if (!filter.destroyed) filter.write(data as Buffer);
+    } else send(data as Buffer);
   });
 }
 
@@ -212,11 +206,10 @@ export const screenRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext; hub: Scr
       if (!pending) throw upgradeRequired();
       const { caller, loaded } = await ctx.access.forRequest(request, 'screen');
       const sandbox = requireDesktop(loaded.sandbox);
-      if (!ctx.desktop) throw desktopNotConfigured();
       const viewOnly = caller.token !== undefined && !screenInputAllowed(caller.token);
-      const vnc = await ctx.desktop.connectVnc(sandbox.id);
+      const upstream = await ctx.hosts.openScreen(sandbox.host, sandbox.id);
       reply.hijack();
-      hub.serve(request, pending, { caller, sandbox, vnc, viewOnly });
+      hub.serve(request, pending, { caller, sandbox, upstream, viewOnly });
     },
   });
 };

@@ -73,8 +73,16 @@ export function minimumCeilingMicrodollars(size: SandboxSize): number {
 }
 
 /** A placement decided twice for the same id (a retried command) decides nothing the second time. */
-const place: Decision<'PlaceRun'> = (command, state) => {
-  if (state) return [];
+/**
+ * What refuses a placement before anything is recorded: the org's credit, the size, the ceiling.
+ * The API asks it before choosing a host (a refused run needs none); the host's `place` asks it again.
+ */
+export function refusePlacement(
+  command: Pick<
+    Extract<RunCommand, { type: 'PlaceRun' }>,
+    'hasCredit' | 'sizeAvailable' | 'size' | 'ceilingMicrodollars'
+  >,
+): void {
   if (!command.hasCredit) throw new RunError('insufficient_credit', { param: 'ceiling_cents' });
   if (!command.sizeAvailable)
     throw new RunError('size_unavailable', {
@@ -87,7 +95,12 @@ const place: Decision<'PlaceRun'> = (command, state) => {
       param: 'ceiling_cents',
       message: `Invalid \`ceiling_cents\`: a run of size \`${command.size}\` needs a ceiling of at least ${centsOfMicrodollars(minimum)} cents, one second of it.`,
     });
-  const { name, size, command: text, envNames, files, ceilingMicrodollars, placedBy } = command;
+}
+
+const place: Decision<'PlaceRun'> = (command, state) => {
+  if (state) return [];
+  refusePlacement(command);
+  const { name, size, command: text, envNames, files, ceilingMicrodollars, placedBy, host } = command;
   return [
     {
       ...base(command),
@@ -99,6 +112,7 @@ const place: Decision<'PlaceRun'> = (command, state) => {
       files,
       ceilingMicrodollars,
       placedBy,
+      host,
     },
   ];
 };

@@ -46,6 +46,8 @@ export interface Placement {
   files: WorkingFile[];
   ceilingMicrodollars: number;
   placedBy: Actor;
+  /** The sandbox host that carries the run out (domain/sandboxes/hosts.ts). */
+  host: string;
 }
 
 interface EventBase {

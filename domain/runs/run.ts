@@ -134,6 +134,7 @@ function placed(event: Extract<RunEvent, { type: 'RunPlaced' }>): Run {
     files: event.files,
     ceilingMicrodollars: event.ceilingMicrodollars,
     placedBy: event.placedBy,
+    host: event.host,
     placedAt: event.occurredAt,
     startedAt: null,
     endedAt: null,

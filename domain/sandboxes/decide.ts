@@ -1,4 +1,4 @@
-import { invalidRequest, SandboxError } from './errors.ts';
+import { invalidRequest, SandboxError, sandboxLost } from './errors.ts';
 import type { DesktopEndpoints, Metadata, SandboxEvent, SandboxSize } from './events.ts';
 import type { Sandbox, SandboxState } from './sandbox.ts';
 import { defaultResolution, formatResolution, type ScreenSize } from './screen-geometry.ts';
@@ -36,6 +36,8 @@ export type SandboxCommand =
       metadata: Metadata;
       idleTimeoutSeconds: number;
       idempotencyKey: string | null;
+      /** The sandbox host placement chose (domain/sandboxes/hosts.ts). */
+      host: string;
     })
   | (CommandMeta & { type: 'ForkSandbox'; copyId: string; name: string; nameTaken: boolean })
   | (CommandMeta & { type: 'ReportStarted' })
@@ -46,6 +48,7 @@ export type SandboxCommand =
   | (CommandMeta & { type: 'RecordUse' })
   | (CommandMeta & { type: 'SetSecrets' })
   | (CommandMeta & { type: 'DestroySandbox' })
+  | (CommandMeta & { type: 'MarkLost' })
   | (CommandMeta & { type: 'StartDesktop'; size?: ScreenSize })
   | (CommandMeta & { type: 'ReportDesktopReady'; endpoints: DesktopEndpoints })
   | (CommandMeta & { type: 'StopDesktop' });
@@ -66,6 +69,7 @@ export function requireExisting(state: SandboxState): Sandbox {
 /** For exec, files and the desktop: a running sandbox; otherwise `not_running`. */
 export function requireRunning(state: SandboxState): Sandbox {
   const sandbox = requireExisting(state);
+  if (sandbox.status === 'lost') throw sandboxLost();
   if (sandbox.status === 'starting') {
     throw new SandboxError('not_running', { message: 'The sandbox is starting: retry in a few seconds.' });
   }
@@ -97,7 +101,7 @@ type Decision<T extends SandboxCommand['type']> = (
 const create: Decision<'CreateSandbox'> = (command, state) => {
   if (state) return [];
   refuseTakenName(command.name, command.nameTaken);
-  const { name, size, metadata, idleTimeoutSeconds, idempotencyKey } = command;
+  const { name, size, metadata, idleTimeoutSeconds, idempotencyKey, host } = command;
   return [
     {
       ...base(command),
@@ -109,13 +113,18 @@ const create: Decision<'CreateSandbox'> = (command, state) => {
       idempotencyKey,
       forkedFrom: null,
       hasSecrets: false,
+      host,
     },
   ];
 };
 
-/** Decided on the source, which it leaves unchanged; the event belongs to the copy's stream. */
+/**
+ * Decided on the source, which it leaves unchanged; the event belongs to the copy's stream. The
+ * copy stays on its source's host: its files are copied there, not across machines.
+ */
 const fork: Decision<'ForkSandbox'> = (command, state) => {
   const source = requireExisting(state);
+  if (source.status === 'lost') throw sandboxLost();
   refuseTakenName(command.name, command.nameTaken);
   return [
     {
@@ -129,6 +138,7 @@ const fork: Decision<'ForkSandbox'> = (command, state) => {
       idempotencyKey: null,
       forkedFrom: source.id,
       hasSecrets: source.hasSecrets,
+      host: source.host,
     },
   ];
 };
@@ -136,13 +146,30 @@ const fork: Decision<'ForkSandbox'> = (command, state) => {
 const reportStarted: Decision<'ReportStarted'> = (command, state) =>
   requireKnown(state).status === 'starting' ? [{ ...base(command), type: 'SandboxStarted' }] : [];
 
-const stop: Decision<'StopSandbox'> = (command, state) =>
-  requireExisting(state).status === 'stopped'
+/** A lost sandbox is as stopped as it gets: stopping it again decides nothing. */
+const stop: Decision<'StopSandbox'> = (command, state) => {
+  const { status } = requireExisting(state);
+  return status === 'stopped' || status === 'lost'
     ? []
     : [{ ...base(command), type: 'SandboxStopped', reason: 'requested' }];
+};
 
-const resume: Decision<'ResumeSandbox'> = (command, state) =>
-  requireExisting(state).status === 'stopped' ? [{ ...base(command), type: 'SandboxResumed' }] : [];
+const resume: Decision<'ResumeSandbox'> = (command, state) => {
+  const { status } = requireExisting(state);
+  if (status === 'lost') throw sandboxLost();
+  return status === 'stopped' ? [{ ...base(command), type: 'SandboxResumed' }] : [];
+};
+
+/**
+ * Its host is gone for good (the fleet's job decides that, after the grace period): every sandbox
+ * it held that is not deleted is lost. A host that comes back finds it so and clears it away.
+ */
+const markLost: Decision<'MarkLost'> = (command, state) => {
+  const sandbox = requireKnown(state);
+  return sandbox.status === 'deleted' || sandbox.status === 'lost'
+    ? []
+    : [{ ...base(command), type: 'SandboxLost', host: sandbox.host }];
+};
 
 /** Asked periodically by a scheduler, so it never refuses. */
 const expireIdle: Decision<'ExpireIdle'> = (command, state) => {
@@ -232,6 +259,8 @@ export function decide(command: SandboxCommand, state: SandboxState): SandboxEve
       return setSecrets(command, state);
     case 'DestroySandbox':
       return destroy(command, state);
+    case 'MarkLost':
+      return markLost(command, state);
     case 'StartDesktop':
       return startDesktop(command, state);
     case 'ReportDesktopReady':

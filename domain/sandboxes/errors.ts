@@ -75,6 +75,16 @@ export class SandboxError extends Error {
   }
 }
 
+/**
+ * A lost sandbox (its host gone for good, issue 47) is, in the spec's terms, a stopped sandbox
+ * that cannot be resumed: `not_running` (409), with words that say so.
+ */
+export const sandboxLost = () =>
+  new SandboxError('not_running', {
+    message:
+      'The sandbox was lost with its sandbox host (the machine is gone, and its files and processes with it): it cannot be resumed. Destroy it and create a new sandbox.',
+  });
+
 export function invalidRequest(param: string, message: string): SandboxError {
   return new SandboxError('invalid_request', { param, message });
 }

@@ -11,6 +11,9 @@ import type { ScreenSize } from './screen-geometry.ts';
 //   stream gets no event; the copy's `SandboxCreated` names the source.
 // - The desktop follows the same two steps: `DesktopStartRequested` from the API, `DesktopStarted`
 //   from the runtime once the browser is ready (it carries what the status shows).
+// - A sandbox lives on one sandbox host (issue 47): `SandboxCreated` names it (a fork's copy is
+//   on its source's), and the sandbox stays there. `SandboxLost` records that its host is gone
+//   for good with its files and processes, so the sandbox cannot be resumed.
 // - `SandboxUsed` feeds the idle timeout; it is recorded at most every `useRecordingIntervalSeconds`
 //   (see decide.ts) so a busy desktop does not write an event per click.
 
@@ -52,6 +55,8 @@ export type SandboxEvent =
       forkedFrom: string | null;
       /** A fork keeps its source's secrets (they live in its files), so tokens stay refused. */
       hasSecrets: boolean;
+      /** The sandbox host that holds it (a host id, hosts.ts); `local` for events from before hosts. */
+      host: string;
     })
   | (EventBase & { type: 'SandboxStarted' })
   | (EventBase & { type: 'SandboxStopped'; reason: StopReason })
@@ -60,6 +65,7 @@ export type SandboxEvent =
   | (EventBase & { type: 'SandboxUsed' })
   | (EventBase & { type: 'SandboxSecretsSet' })
   | (EventBase & { type: 'SandboxDestroyed' })
+  | (EventBase & { type: 'SandboxLost'; host: string })
   | (EventBase & { type: 'DesktopStartRequested'; size: ScreenSize })
   | (EventBase & ({ type: 'DesktopStarted' } & DesktopEndpoints))
   | (EventBase & { type: 'DesktopStopped' });

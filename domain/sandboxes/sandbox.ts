@@ -11,10 +11,12 @@ import { formatResolution, type ScreenSize } from './screen-geometry.ts';
  *   `stop()` stops it.
  * - `running`: usable; the idle timeout counts from the last use.
  * - `stopped`: by `stop()` or the idle timeout; files and processes are kept.
+ * - `lost`: its sandbox host is gone for good, with its files and processes (issue 47): in the
+ *   spec's terms a stopped sandbox that cannot be resumed; only `destroy` changes it.
  * - `deleted`: destroyed; files are gone; listed only with `all: true`; every command but a
  *   repeated `destroy` refuses with `not_found`.
  */
-export const sandboxStatuses = ['starting', 'running', 'stopped', 'deleted'] as const;
+export const sandboxStatuses = ['starting', 'running', 'stopped', 'lost', 'deleted'] as const;
 export type SandboxStatus = (typeof sandboxStatuses)[number];
 
 /** Absent: the desktop is not running. Processes survive `stop`, so the desktop does too. */
@@ -38,6 +40,8 @@ export interface Sandbox {
   /** Start of the idle clock: creation, start, resume, or the last recorded use. */
   lastUsedAt: Date;
   hasSecrets: boolean;
+  /** The sandbox host that holds it (domain/sandboxes/hosts.ts). */
+  host: string;
   desktop?: DesktopState;
 }
 
@@ -72,6 +76,8 @@ export function evolve(state: SandboxState, event: SandboxEvent): SandboxState {
       return { ...state, hasSecrets: true, updatedAt: at };
     case 'SandboxDestroyed':
       return { ...withoutDesktop(state), status: 'deleted', updatedAt: at };
+    case 'SandboxLost':
+      return state.status === 'deleted' ? state : { ...withoutDesktop(state), status: 'lost', updatedAt: at };
     case 'DesktopStartRequested':
       return { ...state, desktop: { status: 'starting', size: event.size } };
     case 'DesktopStarted': {
@@ -106,6 +112,7 @@ function created(event: Extract<SandboxEvent, { type: 'SandboxCreated' }>): Sand
     updatedAt: event.occurredAt,
     lastUsedAt: event.occurredAt,
     hasSecrets: event.hasSecrets,
+    host: event.host,
   };
 }
 

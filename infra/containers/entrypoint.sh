@@ -7,6 +7,8 @@ case "${1:-api}" in
   api) entry=api/main.ts ;;
   consumers) entry=consumers/main.ts ;;
   jobs) entry=jobs/main.ts ;;
+  # One per machine, as root with the privileges namespaces and cgroups need (issue 47).
+  sandbox-host) entry=sandbox-host/main.ts ;;
   # Once, before the others: migrations, topics, schemas (infra/containers/provision.ts).
   provision) entry=infra/containers/provision.ts ;;
   # An operator's commands (README, "Administration"): `admin org create --name … --json`.
@@ -16,7 +18,7 @@ case "${1:-api}" in
     exec node --import tsx api/admin/cli.ts "$@"
     ;;
   *)
-    echo "unknown process '$1': the Orrery image runs api, consumers, jobs, provision or admin" >&2
+    echo "unknown process '$1': the Orrery image runs api, consumers, jobs, sandbox-host, provision or admin" >&2
     exit 2
     ;;
 esac

@@ -1,5 +1,6 @@
 import { type Actor, type OutputStream, outputStreams, type RunEvent } from '../../domain/runs/events.ts';
 import { type SandboxSize, sandboxSizes } from '../../domain/sandboxes/events.ts';
+import { legacyHostId } from '../../domain/sandboxes/hosts.ts';
 import { list, text, type Wire, whole } from './wire.ts';
 
 // RunEvent (domain) <-> orrery.run.v1.RunEvent (protobuf, camelCase as protobufjs reads it).
@@ -30,6 +31,7 @@ export function runEventToWire(event: RunEvent): Record<string, unknown> {
           files: event.files.map((file) => ({ path: file.path, sizeBytes: file.sizeBytes })),
           ceilingMicrodollars: event.ceilingMicrodollars,
           placedBy: actorToWire(event.placedBy),
+          host: event.host,
         },
       };
     case 'RunStarted':
@@ -100,6 +102,7 @@ export function runEventFromWire(wire: Wire): RunEvent | undefined {
         files: files.map((file) => ({ path: text(file.path), sizeBytes: whole(file.sizeBytes) })),
         ceilingMicrodollars: whole(body.ceilingMicrodollars),
         placedBy,
+        host: text(body.host) || legacyHostId,
       };
     }
     case 'runStarted':

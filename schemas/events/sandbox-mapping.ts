@@ -6,11 +6,12 @@ import {
   sandboxSizes,
   stopReasons,
 } from '../../domain/sandboxes/events.ts';
+import { legacyHostId } from '../../domain/sandboxes/hosts.ts';
 import { text, type Wire, whole } from './wire.ts';
 
 // SandboxEvent (domain) <-> orrery.sandbox.v1.SandboxEvent (protobuf, camelCase as protobufjs
 // reads it). Enums travel by name; `null` strings travel as empty ones (an empty name, key or
-// source id is never valid, so nothing is lost).
+// source id is never valid, so nothing is lost). An empty host is an event from before hosts.
 
 const sizeNames: Record<SandboxSize, string> = {
   small: 'SANDBOX_SIZE_SMALL',
@@ -45,6 +46,7 @@ export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown>
           idempotencyKey: event.idempotencyKey ?? '',
           forkedFrom: event.forkedFrom ?? '',
           hasSecrets: event.hasSecrets,
+          host: event.host,
         },
       };
     case 'SandboxStarted':
@@ -67,6 +69,8 @@ export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown>
       return { ...envelope, sandboxSecretsSet: {} };
     case 'SandboxDestroyed':
       return { ...envelope, sandboxDestroyed: {} };
+    case 'SandboxLost':
+      return { ...envelope, sandboxLost: { host: event.host } };
     case 'DesktopStartRequested':
       return { ...envelope, desktopStartRequested: { width: event.size.width, height: event.size.height } };
     case 'DesktopStarted': {
@@ -121,6 +125,7 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
         idempotencyKey: orNull(body.idempotencyKey),
         forkedFrom: orNull(body.forkedFrom),
         hasSecrets: body.hasSecrets === true,
+        host: text(body.host) || legacyHostId,
       };
     }
     case 'sandboxStarted':
@@ -147,6 +152,8 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
       return { ...base, type: 'SandboxSecretsSet' };
     case 'sandboxDestroyed':
       return { ...base, type: 'SandboxDestroyed' };
+    case 'sandboxLost':
+      return { ...base, type: 'SandboxLost', host: text(body.host) || legacyHostId };
     case 'desktopStartRequested':
       return {
         ...base,

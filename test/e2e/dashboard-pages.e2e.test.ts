@@ -49,7 +49,7 @@ beforeAll(async () => {
     },
     { models: [scriptedModel(model)], dashboardRoot: built.root },
   );
-  base = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  base = api.baseUrl;
   browser = await launchChromium((line) => process.stderr.write(`[browser] ${line}\n`));
   page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
 

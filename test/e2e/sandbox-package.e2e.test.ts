@@ -29,7 +29,7 @@ beforeAll(async () => {
     copyFileSync(join(import.meta.dirname, 'sandbox-package', file), join(consumer, file));
   }
   api = await givenSandboxApi();
-  baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = api.baseUrl;
 }, prepareTimeoutMs);
 
 afterAll(async () => {

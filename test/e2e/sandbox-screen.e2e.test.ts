@@ -57,7 +57,7 @@ beforeAll(async () => {
     desktop = createDesktop(runtime);
     return { desktop };
   });
-  baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = api.baseUrl;
   id = (await api.call('POST', '/api/sandboxes', { body: {} })).json().data.id;
   const started = await api.call('POST', `/api/sandboxes/${id}/desktop`, { body: { action: 'start' } });
   expect(started.statusCode, started.body).toBe(200);

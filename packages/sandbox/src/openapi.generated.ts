@@ -48,6 +48,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -58,7 +60,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -226,7 +228,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -402,7 +404,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -580,7 +582,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -760,7 +762,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1022,7 +1024,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1292,7 +1294,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1554,7 +1556,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2047,7 +2049,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2297,7 +2299,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2430,7 +2432,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2692,7 +2694,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2938,7 +2940,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3099,7 +3101,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3257,7 +3259,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3588,7 +3590,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3887,7 +3889,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4075,7 +4077,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4277,7 +4279,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4439,7 +4441,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4707,7 +4709,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4831,7 +4833,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5103,7 +5105,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5367,7 +5369,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5643,7 +5645,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5897,7 +5899,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6159,7 +6161,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6419,7 +6421,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6673,7 +6675,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6943,7 +6945,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7199,7 +7201,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7464,7 +7466,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7845,7 +7847,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8104,7 +8106,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8339,7 +8341,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8526,7 +8528,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8732,7 +8734,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8971,7 +8973,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -9043,6 +9045,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -9053,7 +9057,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             }[];
                         };
@@ -9167,7 +9171,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -9240,6 +9244,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -9250,7 +9256,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -9294,6 +9300,24 @@ export interface paths {
                 };
                 /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
                 408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9364,7 +9388,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -9434,6 +9458,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -9444,7 +9470,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -9576,7 +9602,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -9635,6 +9661,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -9645,7 +9673,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -9813,7 +9841,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -9881,6 +9909,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -9891,7 +9921,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -10059,7 +10089,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -10250,7 +10280,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -10480,7 +10510,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -10687,7 +10717,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -10903,7 +10933,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -11197,7 +11227,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -11399,7 +11429,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -11639,7 +11669,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -11840,7 +11870,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -12033,7 +12063,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -12112,6 +12142,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -12122,7 +12154,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -12290,7 +12322,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -12362,6 +12394,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -12372,7 +12406,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -12540,7 +12574,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -12758,7 +12792,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -12832,6 +12866,8 @@ export interface paths {
                                 };
                                 forked_from: string | null;
                                 has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
                                 id: string;
                                 idle_timeout_seconds: number;
                                 last_used_at: string;
@@ -12842,7 +12878,7 @@ export interface paths {
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "deleted";
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -13010,7 +13046,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -13248,7 +13284,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -13450,7 +13486,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -13684,7 +13720,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -13858,7 +13894,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -14081,7 +14117,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed): see `Retry-After` when sent. */
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
                 503: {
                     headers: {
                         [name: string]: unknown;

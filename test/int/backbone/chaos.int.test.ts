@@ -42,7 +42,7 @@ interface LogLine {
 const log = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
 const lines: LogLine[] = [];
 const inputTokens = 12;
-const ports = { api: 0, consumers: 0, jobs: 0 };
+const ports = { api: 0, consumers: 0, jobs: 0, host: 0 };
 let stack: PrivateStack;
 let model: ModelServer;
 let supervisor: ChildProcess;
@@ -86,6 +86,7 @@ beforeAll(async () => {
       ORRERY_API_PORT: String(ports.api),
       ORRERY_CONSUMERS_PORT: String(ports.consumers),
       ORRERY_JOBS_PORT: String(ports.jobs),
+      ORRERY_SANDBOX_HOST_PORT: String(ports.host),
       ORRERY_SANDBOX_DIR: mkdtempSync(join(tmpdir(), 'orrery-chaos-sandboxes-')),
       ORRERY_MODELS: JSON.stringify([{ name: 'chaos', writes: ['titles'], baseUrl: model.baseUrl }]),
       ORRERY_LOG_LEVEL: 'info',
@@ -109,7 +110,7 @@ beforeAll(async () => {
         `${line.service}: ${line.msg}${line.reason ? ` (${line.group}, ${line.reason}: ${line.error})` : ''}`,
       );
   });
-  for (const name of ['api', 'consumers', 'jobs'] as const)
+  for (const name of ['api', 'consumers', 'jobs', 'host'] as const)
     await eventually(() => ready(name), 120_000, `${name} ready`);
   pool = createPgPool(2, stack.config.postgres.url);
   clickhouse = createClickHouse({
@@ -137,7 +138,7 @@ afterAll(async () => {
   await load?.stop(Date.now());
   if (supervisor?.exitCode === null && supervisor.signalCode === null) {
     supervisor.kill('SIGKILL');
-    for (const name of ['api', 'consumers', 'jobs', 'stack']) {
+    for (const name of ['api', 'consumers', 'jobs', 'sandbox-host', 'stack']) {
       const pid = lastPid(name);
       if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
     }
@@ -175,7 +176,9 @@ async function bothServed(what: string, killedAt: number, count = 3): Promise<vo
 
 /** The other platform processes' pids, to check a kill took only its own. */
 const platformPids = () =>
-  Object.fromEntries(['api', 'consumers', 'jobs', 'stack'].map((name) => [name, lastPid(name)]));
+  Object.fromEntries(
+    ['api', 'consumers', 'jobs', 'sandbox-host', 'stack'].map((name) => [name, lastPid(name)]),
+  );
 
 describe('the platform supervisor, under load', () => {
   it('serves the API again after a kill -9 while the consumers and jobs keep running', async () => {
@@ -366,7 +369,7 @@ describe('what the load met, and what was kept', () => {
 
 describe('stopping', () => {
   it('drains every process on SIGTERM, exits 0, and leaves the stack running', async () => {
-    const pids = ['api', 'consumers', 'jobs', 'stack'].map((name) => lastPid(name)!);
+    const pids = ['api', 'consumers', 'jobs', 'sandbox-host', 'stack'].map((name) => lastPid(name)!);
     supervisor.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(pids.filter(isAlive)).toEqual([]);

@@ -214,7 +214,7 @@ export async function startRunCliPlatform(): Promise<{ api: RunApi; url: string 
       return JSON.stringify({ ...answer, data, ...unknownField });
     }),
   );
-  const url = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  const url = api.baseUrl;
   return { api, url };
 }
 

@@ -47,8 +47,10 @@ let model: ModelServer;
 let person: LoggedIn;
 beforeAll(async () => {
   model = await startModelServer();
+  // A host that holds every size, many at once: what is judged here is the API's answers, not
+  // the fleet's room (test/int/fleet/ judges that).
   api = await givenSandboxApi(
-    {},
+    { resources: { cores: 8, memoryMiB: 24 * 1024, memoryOvercommit: 64 } },
     {
       models: [scriptedModel(model)],
     },
@@ -69,7 +71,7 @@ beforeAll(async () => {
     'tracing and credit in the directory',
   );
   person = await signUp(api.platform.api);
-  baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = api.baseUrl;
   reportDir = mkdtempSync(join(tmpdir(), 'orrery-schemathesis-'));
 }, prepareTimeoutMs);
 afterAll(async () => {

@@ -32,7 +32,6 @@ let tracingKey: string;
 let sandboxId: string;
 beforeAll(async () => {
   api = await givenSandboxApi((runtime) => ({ desktop: createDesktop(runtime) }), { httpTimeouts: timeouts });
-  await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
   port = (api.platform.api.server.address() as { port: number }).port;
   tracingKey = (await createApiKey(api.platform.admin, api.orgId, ['traces:write'])).key;
   await enableTracing(api.platform.admin, api.orgId);

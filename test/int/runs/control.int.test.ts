@@ -13,7 +13,7 @@ let baseUrl: string;
 beforeAll(async () => {
   // Stretches of 2 seconds, so a short run records its seconds on the way too.
   api = await givenRunApi({ meterStretchSeconds: 2 });
-  baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = api.baseUrl;
 }, prepareTimeoutMs);
 afterAll(() => api.cleanup());
 

@@ -1,19 +1,23 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createApiKey, createOrg, grantCredit } from '../../../api/admin/commands.ts';
-import type { ApiDeps } from '../../../api/app.ts';
 import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import type { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { startTestHost, type TestHost, type TestHostOptions, testFleet } from '../../harness/sandbox-host.ts';
 import { givenRuntime } from '../sandboxes-runtime/given.ts';
 
-// The run API of one test file: the platform in-process against the real stack, over a runtime
-// of real sandboxes in a state folder of its own (sandboxes-runtime/given.ts), and the file's own
-// orgs (recovery only touches those: the database is shared). The first org has credit.
+// The run API of one test file: the platform in-process against the real stack, listening on a
+// port of its own, and a sandbox host (test/harness/sandbox-host.ts) over a runtime of real
+// sandboxes in a state folder of its own (sandboxes-runtime/given.ts), which carries the runs out,
+// and the file's own orgs. The first org has credit. Recovery only touches the host's own runs.
 
 export { prepareTimeoutMs } from '../sandboxes-runtime/given.ts';
 
 export interface RunApi {
   platform: TestPlatform;
+  /** Where the API listens (http://127.0.0.1:<port>). */
+  baseUrl: string;
+  host: TestHost;
   runtime: SandboxRuntime;
   orgId: string;
   key: string;
@@ -36,23 +40,21 @@ export type RunAnswer = Record<string, unknown> & { id: string; name: string; st
 
 const active = new Set(['placed', 'running']);
 
+/** `host` chooses of the file's sandbox host (its metering, its resources). */
 export async function givenRunApi(
-  runs: ApiDeps['runs'] = {},
+  host: TestHostOptions = {},
   /** Called before the API is ready, as startTestPlatform's own (hooks of the test's). */
   beforeReady?: (api: FastifyInstance) => void,
 ): Promise<RunApi> {
   const given = givenRuntime();
   const { runtime } = given;
   await runtime.prepare();
-  const orgIds: string[] = [];
-  const platform = await startTestPlatform({
-    sandboxes: { runtime, orgIds: () => orgIds },
-    runs: { orgIds: () => orgIds, ...runs },
-    beforeReady,
-  });
+  const fleet = testFleet();
+  const platform = await startTestPlatform({ sandboxes: { fleet }, beforeReady });
+  const baseUrl = await platform.api.listen({ host: '127.0.0.1', port: 0 });
+  const testHost = await startTestHost({ ...platform, apiUrl: baseUrl, fleet }, runtime, host);
   async function newOrg(name: string, creditCents = 1000) {
     const org = await createOrg(platform.admin, name);
-    orgIds.push(org.orgId);
     const { key, keyId } = await createApiKey(platform.admin, org.orgId, ['sandboxes:write']);
     if (creditCents > 0) await grantCredit(platform.admin, org.orgId, creditCents, 'runs tests');
     await eventually(
@@ -76,6 +78,8 @@ export async function givenRunApi(
     });
   return {
     platform,
+    baseUrl,
+    host: testHost,
     runtime,
     ...first,
     newOrg,
@@ -95,6 +99,7 @@ export async function givenRunApi(
         `run ${id} to end`,
       ),
     async cleanup() {
+      await testHost.stop();
       await platform.stop();
       await given.cleanup();
     },

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Runner } from '../../../api/runs/runner.ts';
-import { RunStore } from '../../../api/runs/store.ts';
 import { decide, type RunCommand, type RunCommandBody } from '../../../domain/runs/decide.ts';
 import { stretchUsage } from '../../../domain/runs/metering.ts';
 import { evolve, type Run } from '../../../domain/runs/run.ts';
 import { logger } from '../../../platform/logger.ts';
 import { publishRunEvents } from '../../../producers/run.ts';
 import { publishUsage } from '../../../producers/usage.ts';
+import { Runner } from '../../../sandbox-host/runner.ts';
+import { RunStore } from '../../../stores/runs.ts';
 import { eventually } from '../../harness/platform.ts';
 import { givenRunApi, prepareTimeoutMs, type RunApi } from './given.ts';
 
-// A run left running by an API process that died must not stay running forever (issue 16): on
-// start, recovery finishes it as failed saying why, bills it the seconds recorded (publishing
-// their usage again, which counts once), and destroys its sandbox.
+// A run left running by a sandbox host process that died must not stay running forever (issue
+// 16): on start, the host's recovery finishes it as failed saying why, bills it the seconds
+// recorded (publishing their usage again, which counts once), and destroys its sandbox.
 
 let api: RunApi;
 beforeAll(async () => {
@@ -39,6 +39,7 @@ it('finishes a run a dead process left running as failed, billed what was record
         placedBy: { kind: 'key', keyId: org.keyId, personId: null },
         hasCredit: true,
         sizeAvailable: true,
+        host: api.host.hostId,
       },
       started,
     ],
@@ -64,8 +65,10 @@ it('finishes a run a dead process left running as failed, billed what was record
   const read = () => api.call('GET', `/api/runs/${runId}`, { bearer: org.key });
   await eventually(async () => ((await read()).json().data?.status === 'running' ? true : undefined), 10_000);
 
-  // A new process starts: its runner carries out none of the file's runs.
+  // A new process starts on the same host: its runner carries out none of the host's runs.
   const runner = new Runner({
+    hostId: api.host.hostId,
+    room: api.host.host.room,
     runtime: api.runtime,
     producer: api.platform.producer,
     store: new RunStore(api.platform.pool),
@@ -74,7 +77,7 @@ it('finishes a run a dead process left running as failed, billed what was record
     now: () => new Date(),
     projectionTimeoutMs: 15_000,
   });
-  expect(await runner.recover([org.orgId])).toEqual([runId]);
+  expect(await runner.recover()).toEqual([runId]);
 
   const recovered = await eventually(async () => {
     const run = (await read()).json().data;
@@ -91,5 +94,5 @@ it('finishes a run a dead process left running as failed, billed what was record
       : undefined;
   }, 15_000);
   // A second recovery finds nothing to do.
-  expect(await runner.recover([org.orgId])).toEqual([]);
+  expect(await runner.recover()).toEqual([]);
 });

@@ -7,7 +7,7 @@ import { base64, givenRunApi, prepareTimeoutMs, type RunApi } from './given.ts';
 let api: RunApi;
 beforeAll(async () => {
   // A host with two cores and 24 GiB, as ours: `large` and `xl` are not sold here.
-  api = await givenRunApi({ host: { cpus: 2, memoryMiB: 24 * 1024 } });
+  api = await givenRunApi({ resources: { cores: 2, memoryMiB: 24 * 1024, memoryOvercommit: 2 } });
 }, prepareTimeoutMs);
 afterAll(() => api.cleanup());
 

@@ -35,7 +35,7 @@ const run = `r${Date.now().toString(36)}`;
 
 beforeAll(async () => {
   api = await givenSandboxApi((runtime) => ({ desktop: createDesktop(runtime) }));
-  const baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = api.baseUrl;
   sandbox = await new Client({ apiKey: api.key, baseUrl }).sandboxes.create({ name: `adapters-${run}` });
   desktop = sandbox.desktop;
   await sandbox.files.write('/srv/www/page.html', testPage);

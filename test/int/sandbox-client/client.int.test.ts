@@ -25,7 +25,7 @@ const refusal = (promise: Promise<unknown>) =>
 
 beforeAll(async () => {
   api = await givenSandboxApi((runtime) => ({ desktop: createDesktop(runtime) }));
-  baseUrl = await api.platform.api.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = api.baseUrl;
   client = new Client({ apiKey: api.key, baseUrl });
 }, prepareTimeoutMs);
 afterAll(() => api.cleanup());

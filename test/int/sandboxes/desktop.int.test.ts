@@ -19,7 +19,7 @@ let base: string;
 beforeAll(async () => {
   api = await givenSandboxApi((runtime) => ({ desktop: createDesktop(runtime) }));
   id = (await api.call('POST', '/api/sandboxes', { body: {} })).json().data.id;
-  base = (await api.platform.api.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+  base = api.baseUrl.replace(/^http/, 'ws');
 }, prepareTimeoutMs);
 afterAll(() => api.cleanup());
 

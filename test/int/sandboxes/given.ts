@@ -5,12 +5,14 @@ import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import type { Scope } from '../../../domain/orgs/events.ts';
 import type { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { startTestHost, type TestHost, type TestHostOptions, testFleet } from '../../harness/sandbox-host.ts';
 import { givenRuntime } from '../sandboxes-runtime/given.ts';
 
-// The sandbox API of one test file: the platform in-process against the real stack, over the
-// runtime of sandboxes-runtime/given.ts (real sandboxes in a state folder of its own), with a
-// clock the test can move, and the file's own orgs (the idle-timeout job and recovery only touch
-// those: the database is shared).
+// The sandbox API of one test file: the platform in-process against the real stack, listening on
+// a port of its own, and a sandbox host (test/harness/sandbox-host.ts) over the runtime of
+// sandboxes-runtime/given.ts (real sandboxes in a state folder of its own), with a clock the test
+// can move, and the file's own orgs. The API places only on the file's host, and the host's
+// idle-timeout job and recovery only touch the sandboxes it holds: the database is shared.
 
 export { prepareTimeoutMs } from '../sandboxes-runtime/given.ts';
 
@@ -31,6 +33,12 @@ export function testClock(): TestClock {
 
 export interface SandboxApi {
   platform: TestPlatform;
+  /** The file's own fleet of sandbox hosts. */
+  fleet: string;
+  /** Where the API listens (http://127.0.0.1:<port>). */
+  baseUrl: string;
+  /** The file's sandbox host. */
+  host: TestHost;
   runtime: SandboxRuntime;
   /** The runtime's state folder. */
   dir: string;
@@ -54,11 +62,11 @@ export interface SandboxApi {
 }
 
 /**
- * `sandboxes` adds to the file's runtime, clock and orgs; a function gets the runtime (for a
- * desktop). `httpTimeouts` replaces ORRERY_HTTP_*'s.
+ * `sandboxes` adds to the file's host (its clock and idle job are the file's); a function gets the
+ * runtime (for a desktop). `httpTimeouts` replaces ORRERY_HTTP_*'s.
  */
 export async function givenSandboxApi(
-  sandboxes: ApiDeps['sandboxes'] | ((runtime: SandboxRuntime) => ApiDeps['sandboxes']) = {},
+  sandboxes: TestHostOptions | ((runtime: SandboxRuntime) => TestHostOptions) = {},
   options: {
     httpTimeouts?: ApiDeps['httpTimeouts'];
     models?: ApiDeps['models'];
@@ -70,44 +78,47 @@ export async function givenSandboxApi(
   const { runtime, dir } = given;
   await runtime.prepare();
   const clock = testClock();
-  const orgIds: string[] = [];
-  // The idle job asks for the file's orgs once as each pass begins (api/sandboxes/idle.ts), and
-  // a pass begins only once the one before has ended: the second ask after a moment ends a pass
-  // that began after it.
-  let asked = 0;
+  // The host's idle job tells each pass as it begins (sandbox-host/idle.ts), and a pass begins
+  // only once the one before has ended: the second pass begun after a moment ends a pass that
+  // began after it.
+  let passes = 0;
   const waiting: { until: number; resolve: () => void }[] = [];
+  const onIdlePass = () => {
+    passes += 1;
+    for (const waiter of waiting.filter((w) => w.until <= passes)) {
+      waiting.splice(waiting.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  const fleet = testFleet();
   const platform = await startTestPlatform({
-    sandboxes: {
-      runtime,
-      now: clock.now,
-      orgIds: () => {
-        asked += 1;
-        for (const waiter of waiting.filter((w) => w.until <= asked)) {
-          waiting.splice(waiting.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-        return orgIds;
-      },
-      ...(typeof sandboxes === 'function' ? sandboxes(runtime) : sandboxes),
-    },
+    sandboxes: { now: clock.now, fleet },
     httpTimeouts: options.httpTimeouts,
     models: options.models,
     dashboardRoot: options.dashboardRoot,
   });
+  const baseUrl = await platform.api.listen({ host: '127.0.0.1', port: 0 });
+  const host = await startTestHost({ ...platform, apiUrl: baseUrl, fleet }, runtime, {
+    now: clock.now,
+    onIdlePass,
+    ...(typeof sandboxes === 'function' ? sandboxes(runtime) : sandboxes),
+  });
   async function newOrg(name: string, scopes: Scope[] = ['sandboxes:write']) {
     const org = await createOrg(platform.admin, name);
-    orgIds.push(org.orgId);
     const { key, keyId } = await createApiKey(platform.admin, org.orgId, scopes);
     await eventually(async () => platform.directory.principal(hashApiKey(key)), 5_000, 'the key');
     return { orgId: org.orgId, key, keyId };
   }
   const first = await newOrg('Sandboxes');
-  return {
+  const sandboxApi: SandboxApi = {
     platform,
+    fleet,
+    baseUrl,
+    host,
     runtime,
     dir,
     clock,
-    afterIdlePass: () => new Promise<void>((resolve) => waiting.push({ until: asked + 2, resolve })),
+    afterIdlePass: () => new Promise<void>((resolve) => waiting.push({ until: passes + 2, resolve })),
     ...first,
     newOrg,
     call: (method, url, options = {}) => {
@@ -127,8 +138,10 @@ export async function givenSandboxApi(
       });
     },
     async cleanup() {
+      await sandboxApi.host.stop();
       await platform.stop();
       await given.cleanup();
     },
   };
+  return sandboxApi;
 }

@@ -1,20 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../../api/app.ts';
-import { SandboxStore } from '../../../api/sandboxes/store.ts';
 import { decide, type SandboxCommand } from '../../../domain/sandboxes/decide.ts';
 import { newSandboxId } from '../../../domain/sandboxes/names.ts';
-import { logger } from '../../../platform/logger.ts';
 import { publishSandboxEvents } from '../../../producers/sandbox.ts';
+import { SandboxStore } from '../../../stores/sandboxes.ts';
+import { startTestHost } from '../../harness/sandbox-host.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
-// A command must not be lost if the API dies between publishing its event and acting on the
-// host (api/sandboxes/recovery.ts). Each case publishes what the API would have, as the API would
-// (the decider, then the producer), and acts on nothing, as if the process had died there. A new
-// API started with recovery then brings the host in line with the read model.
+// A command must not be lost if the sandbox host dies between publishing its event and acting on
+// its runtime (sandbox-host/recovery.ts). Each case publishes what the host would have, as the
+// host would (the decider, then the producer), and acts on nothing, as if the process had died
+// there. The host started again over the same state folder (the same host) with recovery then
+// brings its runtime in line with the read model.
 
 let api: SandboxApi;
 beforeAll(async () => {
@@ -42,17 +41,15 @@ const meta = (sandboxId: string) => ({
 });
 const read = async (id: string) => (await api.call('GET', `/api/sandboxes/${id}`)).json().data;
 
-async function restartedApi(): Promise<FastifyInstance> {
-  const restarted = await buildApi({
-    logger,
-    directory: api.platform.directory,
-    producer: api.platform.producer,
-    pool: api.platform.pool,
-    ready: () => true,
-    sandboxes: { runtime: api.runtime, now: api.clock.now, orgIds: () => [api.orgId], recoverOnStart: true },
+/** The file's host stopped and started again over the same state folder, recovering on start. */
+async function restartedHost(): Promise<void> {
+  const before = api.host.hostId;
+  await api.host.stop();
+  api.host = await startTestHost({ ...api.platform, apiUrl: api.baseUrl, fleet: api.fleet }, api.runtime, {
+    now: api.clock.now,
+    recoverOnStart: true,
   });
-  await restarted.ready();
-  return restarted;
+  expect(api.host.hostId).toBe(before);
 }
 
 describe('recovery on start', () => {
@@ -68,6 +65,7 @@ describe('recovery on start', () => {
       metadata: { recovered: 'yes' },
       idleTimeoutSeconds: 0,
       idempotencyKey: null,
+      host: api.host.hostId,
     });
     expect((await read(createdId)).status).toBe('starting');
 
@@ -85,24 +83,18 @@ describe('recovery on start', () => {
     expect((await api.runtime.status(toStop.id)).state).toBe('running');
     expect(existsSync(join(api.runtime.dir, toDestroy.id))).toBe(true);
 
-    const restarted = await restartedApi();
-    try {
-      await expect.poll(async () => (await read(createdId)).status, { timeout: 20_000 }).toBe('running');
-      const ran = await api.call('POST', `/api/sandboxes/${createdId}/exec`, {
-        body: { command: 'hostname' },
-      });
-      expect(ran.json().data.stdout).toBe(`${createdId}\n`);
-      await expect
-        .poll(async () => (await api.runtime.status(toStop.id)).state, { timeout: 20_000 })
-        .toBe('stopped');
-      await expect
-        .poll(() => existsSync(join(api.runtime.dir, toDestroy.id)), { timeout: 20_000 })
-        .toBe(false);
-      expect((await read(toStop.id)).status).toBe('stopped');
-      await expect.poll(async () => (await read(toResume.id)).status, { timeout: 20_000 }).toBe('running');
-      expect((await api.runtime.status(toResume.id)).state).toBe('running');
-    } finally {
-      await restarted.close();
-    }
+    await restartedHost();
+    await expect.poll(async () => (await read(createdId)).status, { timeout: 20_000 }).toBe('running');
+    const ran = await api.call('POST', `/api/sandboxes/${createdId}/exec`, {
+      body: { command: 'hostname' },
+    });
+    expect(ran.json().data.stdout).toBe(`${createdId}\n`);
+    await expect
+      .poll(async () => (await api.runtime.status(toStop.id)).state, { timeout: 20_000 })
+      .toBe('stopped');
+    await expect.poll(() => existsSync(join(api.runtime.dir, toDestroy.id)), { timeout: 20_000 }).toBe(false);
+    expect((await read(toStop.id)).status).toBe('stopped');
+    await expect.poll(async () => (await read(toResume.id)).status, { timeout: 20_000 }).toBe('running');
+    expect((await api.runtime.status(toResume.id)).state).toBe('running');
   });
 });

@@ -267,7 +267,7 @@ describe('when a token stops working', () => {
 describe('the screen', () => {
   let base: string;
   beforeAll(async () => {
-    base = (await api.platform.api.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+    base = api.baseUrl.replace(/^http/, 'ws');
   });
 
   /** The HTTP answer a WebSocket handshake got instead of 101. */

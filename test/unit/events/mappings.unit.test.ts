@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OrgEvent } from '../../../domain/orgs/events.ts';
 import type { PersonEvent } from '../../../domain/people/events.ts';
 import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
+import { legacyHostId } from '../../../domain/sandboxes/hosts.ts';
 import type { ReceivedTrace, SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { encodeWire, framedPayload, frameHeader, wireObjectOptions } from '../../../platform/registry.ts';
@@ -213,6 +214,7 @@ describe('event mappings round-trip through protobuf', () => {
       idempotencyKey: 'retry-1',
       forkedFrom: null,
       hasSecrets: false,
+      host: 'host_0a1b2c3d4e5f',
     },
     {
       ...sandbox,
@@ -224,6 +226,7 @@ describe('event mappings round-trip through protobuf', () => {
       idempotencyKey: null,
       forkedFrom: 'sbx_source',
       hasSecrets: true,
+      host: 'local',
     },
     { ...sandbox, type: 'SandboxStarted' },
     { ...sandbox, type: 'SandboxStopped', reason: 'requested' },
@@ -236,6 +239,7 @@ describe('event mappings round-trip through protobuf', () => {
     { ...sandbox, type: 'SandboxUsed' },
     { ...sandbox, type: 'SandboxSecretsSet' },
     { ...sandbox, type: 'SandboxDestroyed' },
+    { ...sandbox, type: 'SandboxLost', host: 'host_0a1b2c3d4e5f' },
     { ...sandbox, type: 'DesktopStartRequested', size: { width: 1920, height: 1080 } },
     {
       ...sandbox,
@@ -248,6 +252,27 @@ describe('event mappings round-trip through protobuf', () => {
     { ...sandbox, type: 'DesktopStopped' },
   ])('sandbox event $type', (event) => {
     expect(sandboxEventFromWire(throughProtobuf('sandbox', sandboxEventToWire(event)))).toEqual(event);
+  });
+
+  it('reads a SandboxCreated from before hosts (no host field) as held by the legacy host', () => {
+    const created: SandboxEvent = {
+      ...sandbox,
+      type: 'SandboxCreated',
+      name: 'old',
+      size: 'small',
+      metadata: {},
+      idleTimeoutSeconds: 0,
+      idempotencyKey: null,
+      forkedFrom: null,
+      hasSecrets: false,
+      host: 'host_new',
+    };
+    const wire = sandboxEventToWire(created) as { sandboxCreated: Record<string, unknown> };
+    delete wire.sandboxCreated.host;
+    expect(sandboxEventFromWire(throughProtobuf('sandbox', wire))).toEqual({
+      ...created,
+      host: legacyHostId,
+    });
   });
 
   it('usage recorded', () => {

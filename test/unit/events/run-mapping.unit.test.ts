@@ -29,6 +29,7 @@ describe('run events round-trip through protobuf', () => {
       files: [{ path: 'src/train.py', sizeBytes: 1234 }],
       ceilingMicrodollars: 5_000_000,
       placedBy: { kind: 'key', keyId: 'key_1', personId: 'per_1' },
+      host: 'host_0a1b2c3d4e5f',
     },
     {
       ...run,
@@ -40,6 +41,7 @@ describe('run events round-trip through protobuf', () => {
       files: [],
       ceilingMicrodollars: 20,
       placedBy: { kind: 'key', keyId: 'key_1', personId: null },
+      host: 'local',
     },
     { ...run, type: 'RunStarted' },
     { ...run, type: 'RunOutputAppended', stream: 'stderr', seq: 12, text: 'é\n' },

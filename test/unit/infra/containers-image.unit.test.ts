@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { platformNodeOptions } from '../../../infra/node-options.ts';
+import { processEntries } from '../../../infra/platform-units.ts';
 
 describe("the image's entrypoint", () => {
   const entrypoint = readFileSync(
@@ -13,12 +14,8 @@ describe("the image's entrypoint", () => {
     expect(exec).toBe(`exec node ${platformNodeOptions.join(' ')} --import tsx "$entry"`);
   });
 
-  it('knows the three processes infra/platform.ts runs', () => {
-    for (const [name, entry] of [
-      ['api', 'api/main.ts'],
-      ['consumers', 'consumers/main.ts'],
-      ['jobs', 'jobs/main.ts'],
-    ])
+  it('knows every process infra/platform.ts runs but the stack watcher', () => {
+    for (const [name, entry] of Object.entries(processEntries).filter(([name]) => name !== 'stack'))
       expect(entrypoint).toContain(`  ${name}) entry=${entry} ;;`);
   });
 });

@@ -35,6 +35,7 @@ const placeBody = (
   placedBy: { kind: 'key', keyId: 'key_1', personId: 'per_1' },
   hasCredit: true,
   sizeAvailable: true,
+  host: 'host_a',
   ...overrides,
 });
 

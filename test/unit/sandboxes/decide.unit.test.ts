@@ -33,6 +33,8 @@ function outcome(command: CommandBody, state: SandboxState, now = at(100_000)): 
 
 const notFound = { refused: 'not_found' };
 const notRunning = { refused: 'not_running' };
+/** A lost sandbox cannot be resumed: in the spec's terms a stopped sandbox, `not_running` (409). */
+const lostRefusal = { refused: 'not_running' };
 
 // The spec's "States and transitions" table, completed with what every other state does.
 const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
@@ -44,6 +46,7 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: 'nothing',
       running: 'nothing',
       stopped: 'nothing',
+      lost: 'nothing',
       deleted: 'nothing',
     },
   ],
@@ -55,6 +58,7 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: 'SandboxStarted',
       running: 'nothing',
       stopped: 'nothing',
+      lost: 'nothing',
       deleted: 'nothing',
     },
   ],
@@ -66,13 +70,21 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: 'SandboxStopped',
       running: 'SandboxStopped',
       stopped: 'nothing',
+      lost: 'nothing',
       deleted: notFound,
     },
   ],
   [
     'resume()',
     { type: 'ResumeSandbox' },
-    { none: notFound, starting: 'nothing', running: 'nothing', stopped: 'SandboxResumed', deleted: notFound },
+    {
+      none: notFound,
+      starting: 'nothing',
+      running: 'nothing',
+      stopped: 'SandboxResumed',
+      lost: lostRefusal,
+      deleted: notFound,
+    },
   ],
   [
     'fork()',
@@ -82,6 +94,7 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: 'SandboxCreated',
       running: 'SandboxCreated',
       stopped: 'SandboxCreated',
+      lost: lostRefusal,
       deleted: notFound,
     },
   ],
@@ -93,6 +106,7 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: 'SandboxDestroyed',
       running: 'SandboxDestroyed',
       stopped: 'SandboxDestroyed',
+      lost: 'SandboxDestroyed',
       deleted: 'nothing',
     },
   ],
@@ -104,13 +118,21 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: 'SandboxUpdated',
       running: 'SandboxUpdated',
       stopped: 'SandboxUpdated',
+      lost: 'SandboxUpdated',
       deleted: notFound,
     },
   ],
   [
     'a use (exec, files, desktop)',
     { type: 'RecordUse' },
-    { none: notFound, starting: notRunning, running: 'SandboxUsed', stopped: notRunning, deleted: notFound },
+    {
+      none: notFound,
+      starting: notRunning,
+      running: 'SandboxUsed',
+      stopped: notRunning,
+      lost: lostRefusal,
+      deleted: notFound,
+    },
   ],
   [
     'secrets set',
@@ -120,6 +142,7 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: 'SandboxSecretsSet',
       running: 'SandboxSecretsSet',
       stopped: 'SandboxSecretsSet',
+      lost: 'SandboxSecretsSet',
       deleted: notFound,
     },
   ],
@@ -131,13 +154,21 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
       starting: notRunning,
       running: 'DesktopStartRequested',
       stopped: notRunning,
+      lost: lostRefusal,
       deleted: notFound,
     },
   ],
   [
     'desktop.stop() with no desktop',
     { type: 'StopDesktop' },
-    { none: notFound, starting: notRunning, running: 'nothing', stopped: notRunning, deleted: notFound },
+    {
+      none: notFound,
+      starting: notRunning,
+      running: 'nothing',
+      stopped: notRunning,
+      lost: lostRefusal,
+      deleted: notFound,
+    },
   ],
 ];
 
@@ -147,6 +178,38 @@ describe('decide: every command from every status', () => {
   );
   it.each(rows)('%s from %s', (_name, status, command, expected) => {
     expect(outcome(command, sandboxIn(status))).toEqual(expected);
+  });
+});
+
+describe('a host gone for good (issue 47)', () => {
+  it.each(statusNames)('marks a sandbox lost from %s only once, naming its host', (status) => {
+    const expected = {
+      none: notFound,
+      starting: 'SandboxLost',
+      running: 'SandboxLost',
+      stopped: 'SandboxLost',
+      lost: 'nothing',
+      deleted: 'nothing',
+    }[status];
+    expect(outcome({ type: 'MarkLost' }, sandboxIn(status))).toEqual(expected);
+  });
+
+  it('says a lost sandbox cannot be resumed, and why', () => {
+    expect(() => decide({ ...meta(at(9)), type: 'ResumeSandbox' }, sandboxIn('lost'))).toThrow(
+      /lost with its sandbox host.*cannot be resumed/,
+    );
+  });
+
+  it("keeps a fork on its source's host, and records the host a create names", () => {
+    const source = sandboxIn('running', { host: 'host_source' });
+    const [copy] = decide(
+      { ...meta(at(5)), type: 'ForkSandbox', copyId: 'sbx_copy', name: 'copy', nameTaken: false },
+      source,
+    );
+    expect(copy).toMatchObject({ type: 'SandboxCreated', sandboxId: 'sbx_copy', host: 'host_source' });
+    const lost = decide({ ...meta(at(6)), type: 'MarkLost' }, source).reduce(evolve, source);
+    expect(lost).toMatchObject({ status: 'lost', host: 'host_source' });
+    expect(lost?.desktop).toBeUndefined();
   });
 });
 

@@ -27,6 +27,7 @@ export const createCommand = (
   metadata: { team: 'web' },
   idleTimeoutSeconds: 0,
   idempotencyKey: null,
+  host: 'host_a',
   ...overrides,
 });
 
@@ -39,7 +40,7 @@ export function given(commands: CommandBody[], state: SandboxState = initialStat
   );
 }
 
-export const statusNames = ['none', 'starting', 'running', 'stopped', 'deleted'] as const;
+export const statusNames = ['none', 'starting', 'running', 'stopped', 'lost', 'deleted'] as const;
 export type StatusName = (typeof statusNames)[number];
 
 const paths: Record<StatusName, CommandBody[]> = {
@@ -47,6 +48,7 @@ const paths: Record<StatusName, CommandBody[]> = {
   starting: [createCommand()],
   running: [createCommand(), { type: 'ReportStarted' }],
   stopped: [createCommand(), { type: 'ReportStarted' }, { type: 'StopSandbox' }],
+  lost: [createCommand(), { type: 'ReportStarted' }, { type: 'MarkLost' }],
   deleted: [createCommand(), { type: 'ReportStarted' }, { type: 'DestroySandbox' }],
 };
 

@@ -28,6 +28,7 @@ describe('evolve', () => {
       idempotencyKey: null,
       forkedFrom: null,
       hasSecrets: false,
+      host: 'host_b',
     });
     expect(again).toBe(state);
   });

@@ -1,34 +1,39 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { decide, type SandboxCommand, useRecordingIntervalSeconds } from '../../domain/sandboxes/decide.ts';
-import { newSandboxId, pickDefaultName } from '../../domain/sandboxes/names.ts';
-import type { CreateSandboxBody, UpdateSandboxBody } from '../../domain/sandboxes/requests.ts';
-import { evolve, type Sandbox } from '../../domain/sandboxes/sandbox.ts';
-import type { Logger } from '../../platform/logger.ts';
-import type { EventProducer } from '../../producers/producer.ts';
-import { publishSandboxEvents } from '../../producers/sandbox.ts';
-import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
+import { type SandboxCommand, useRecordingIntervalSeconds } from '../domain/sandboxes/decide.ts';
+import { newSandboxId, pickDefaultName } from '../domain/sandboxes/names.ts';
+import type { CreateSandboxBody, UpdateSandboxBody } from '../domain/sandboxes/requests.ts';
+import type { Sandbox } from '../domain/sandboxes/sandbox.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { EventProducer } from '../producers/producer.ts';
+import { recordSandboxCommand } from '../producers/sandbox.ts';
+import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
+import type { Loaded, SandboxStore } from '../stores/sandboxes.ts';
 import { type ConvergeDeps, converge } from './converge.ts';
-import { ReadModelBehind } from './errors.ts';
+import { NotThisHost } from './errors.ts';
+import type { HostRoom } from './room.ts';
 import { KeyedLocks, UsesInProgress } from './serial.ts';
-import type { Loaded, SandboxStore } from './store.ts';
 
 // The shell around domain/sandboxes' decider (DESIGN.md, "A command is checked, then decided,
-// then recorded"). Where the state lives, and why:
+// then recorded"), run by the sandbox host that holds the sandbox (issue 47). Where the state
+// lives, and why:
 //
 // - A command's state is the sandbox's row in the Postgres read model, loaded under the
-//   sandbox's in-process lock (serial.ts). After publishing, the command waits until the
-//   projection has applied its events (the row's `version`), then answers from the evolved
-//   state. So the next command, and the next GET, see the change: reads come from the read model
-//   only, and read-your-writes holds without a second copy of the state in memory.
+//   sandbox's in-process lock (serial.ts): the host holding a sandbox is the one process that
+//   decides on it, whichever API replica the caller reached. After publishing, the command waits
+//   until the projection has applied its events (the row's `version`), so the next command, and
+//   the next GET on any replica, see the change: reads come from the read model only.
 // - The order is always: decide, publish (Kafka's acknowledgement is the durability point), then
 //   drive the runtime (`converge`), then publish what the runtime reports (`SandboxStarted`). If
 //   the process dies in between, the read model is ahead of the host, never behind, and
 //   recovery.ts converges every sandbox on start: no command is lost.
 
 export interface CommandDeps {
+  /** This host's id: what its creates record, and the only sandboxes it acts on. */
+  hostId: string;
   store: SandboxStore;
   producer: EventProducer;
   runtime: SandboxRuntime;
+  room: HostRoom;
   now: () => Date;
   logger: Logger;
   /** How long a command waits for the read model to show its events before answering 503. */
@@ -41,7 +46,7 @@ type Body<T extends SandboxCommand['type']> = Omit<
 >;
 
 /** Why a sandbox stopped being usable, for whoever holds a connection to it (the screen). */
-export type Unusable = 'stopped' | 'deleted' | 'desktop stopped';
+export type Unusable = 'stopped' | 'deleted' | 'lost' | 'desktop stopped';
 
 export class SandboxCommands {
   readonly locks = new KeyedLocks();
@@ -59,22 +64,11 @@ export class SandboxCommands {
   }
 
   /** Decides `command` on `loaded`, publishes, waits for the read model; call under the lock of `command.sandboxId`. */
-  async execute(command: SandboxCommand, loaded: Loaded | undefined): Promise<Loaded> {
-    const events = decide(command, loaded?.sandbox);
-    const [first] = events;
-    if (!first) {
-      if (!loaded) throw new Error(`${command.type} decided nothing for an unknown sandbox`);
-      return loaded;
-    }
-    await publishSandboxEvents(this.deps.producer, events);
-    // A fork is decided on its source; its event starts the copy's stream.
-    const base = first.sandboxId === loaded?.sandbox.id ? loaded : undefined;
-    const sandbox = events.reduce(evolve, base?.sandbox);
-    if (!sandbox) throw new Error(`${command.type} left no sandbox`);
-    const version = (base?.version ?? 0) + events.length;
-    if (!(await this.deps.store.waitForVersion(first.sandboxId, version, this.deps.projectionTimeoutMs)))
-      throw new ReadModelBehind(first.sandboxId);
-    return { sandbox, version };
+  execute(command: SandboxCommand, loaded: Loaded | undefined): Promise<Loaded> {
+    const { producer, store, projectionTimeoutMs } = this.deps;
+    const waitForVersion = (id: string, version: number) =>
+      store.waitForVersion(id, version, projectionTimeoutMs);
+    return recordSandboxCommand({ producer, waitForVersion }, command, loaded);
   }
 
   /** Builds a command on `sandbox`'s stream with a fresh event id and the clock's time. */
@@ -87,44 +81,73 @@ export class SandboxCommands {
     return { ...meta, ...body, type } as SandboxCommand;
   }
 
-  /** Resolves once running. A retry with the first attempt's idempotency key resolves with its sandbox. */
+  /**
+   * Resolves once running, on this host (NoRoom when it has none). A retry with the first
+   * attempt's idempotency key resolves with that sandbox, on whichever host holds it: one
+   * held elsewhere is answered as it is, and the API asks its own host to bring it up.
+   */
   async create(orgId: string, body: CreateSandboxBody): Promise<Sandbox> {
-    const { store } = this.deps;
-    const id = await this.locks.run(`org:${orgId}`, async () => {
-      const key = body.idempotency_key;
-      const first = key === undefined ? undefined : await store.byIdempotencyKey(orgId, key);
-      if (first) return first.sandbox.id;
-      const name = body.name ?? (await pickDefaultName(randomBytes, (n) => store.nameTaken(orgId, n)));
-      const sandbox = { id: newSandboxId(randomBytes), orgId };
-      const created = this.command(sandbox, 'CreateSandbox', {
-        name,
-        nameTaken: body.name !== undefined && (await store.nameTaken(orgId, name)),
-        size: body.size,
-        metadata: body.metadata,
-        idleTimeoutSeconds: body.idle_timeout_seconds,
-        idempotencyKey: key ?? null,
+    const { store, hostId } = this.deps;
+    const release = await this.deps.room.reserve(body.size);
+    try {
+      const id = await this.claimingNames(orgId, async () => {
+        const key = body.idempotency_key;
+        const first = key === undefined ? undefined : await store.byIdempotencyKey(orgId, key);
+        if (first) return first.sandbox.id;
+        const name = body.name ?? (await pickDefaultName(randomBytes, (n) => store.nameTaken(orgId, n)));
+        const sandbox = { id: newSandboxId(randomBytes), orgId };
+        const created = this.command(sandbox, 'CreateSandbox', {
+          name,
+          nameTaken: body.name !== undefined && (await store.nameTaken(orgId, name)),
+          size: body.size,
+          metadata: body.metadata,
+          idleTimeoutSeconds: body.idle_timeout_seconds,
+          idempotencyKey: key ?? null,
+          host: hostId,
+        });
+        await this.execute(created, undefined);
+        return sandbox.id;
       });
-      await this.execute(created, undefined);
-      return sandbox.id;
-    });
-    return this.bringHostInLine(id);
+      const loaded = await store.byId(id);
+      if (loaded && loaded.sandbox.host !== hostId) return loaded.sandbox;
+      return await this.bringHostInLine(id);
+    } finally {
+      release();
+    }
   }
 
-  /** A running copy with the source's files and metadata; the source is unchanged. */
+  /** A running copy with the source's files and metadata, on the source's host (this one); the source is unchanged. */
   async fork(source: Sandbox, name: string | undefined): Promise<Sandbox> {
     const { store } = this.deps;
-    const copyId = await this.locks.run(`org:${source.orgId}`, async () => {
-      const copyName = name ?? (await pickDefaultName(randomBytes, (n) => store.nameTaken(source.orgId, n)));
-      const copyId = newSandboxId(randomBytes);
-      const forked = this.command(source, 'ForkSandbox', {
-        copyId,
-        name: copyName,
-        nameTaken: name !== undefined && (await store.nameTaken(source.orgId, copyName)),
+    this.mustHold(source);
+    const release = await this.deps.room.reserve(source.size);
+    try {
+      const copyId = await this.claimingNames(source.orgId, async () => {
+        const copyName =
+          name ?? (await pickDefaultName(randomBytes, (n) => store.nameTaken(source.orgId, n)));
+        const copyId = newSandboxId(randomBytes);
+        const forked = this.command(source, 'ForkSandbox', {
+          copyId,
+          name: copyName,
+          nameTaken: name !== undefined && (await store.nameTaken(source.orgId, copyName)),
+        });
+        await this.execute(forked, await store.byId(source.id));
+        return copyId;
       });
-      await this.execute(forked, await store.byId(source.id));
-      return copyId;
-    });
-    return this.bringHostInLine(copyId);
+      return await this.bringHostInLine(copyId);
+    } finally {
+      release();
+    }
+  }
+
+  /** The org's names and idempotency keys, claimed in this process and then across hosts. */
+  private claimingNames<T>(orgId: string, task: () => Promise<T>): Promise<T> {
+    return this.locks.run(`org:${orgId}`, () => this.deps.store.claimingNames(orgId, task));
+  }
+
+  /** A host acts only on the sandboxes it holds: the API routes by the read model's `host`. */
+  mustHold(sandbox: Pick<Sandbox, 'id' | 'host'>): void {
+    if (sandbox.host !== this.deps.hostId) throw new NotThisHost(sandbox.id, sandbox.host, this.deps.hostId);
   }
 
   /** stop, resume, destroy, update and the secrets flag: decide, then bring the host in line. */
@@ -186,6 +209,7 @@ export class SandboxCommands {
     return this.locks.run(sandboxId, async () => {
       const loaded = await this.deps.store.byId(sandboxId);
       if (!loaded) throw new Error(`sandbox ${sandboxId} is not in the read model`);
+      this.mustHold(loaded.sandbox);
       return (await task(loaded)).sandbox;
     });
   }
@@ -193,7 +217,8 @@ export class SandboxCommands {
   private async converge(loaded: Loaded): Promise<Loaded> {
     const converged = await converge(this.convergeDeps, loaded);
     const { status } = converged.sandbox;
-    if (status === 'stopped' || status === 'deleted') this.tellUnusable(converged.sandbox.id, status);
+    if (status === 'stopped' || status === 'deleted' || status === 'lost')
+      this.tellUnusable(converged.sandbox.id, status);
     return converged;
   }
 

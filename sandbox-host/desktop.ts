@@ -1,12 +1,12 @@
-import type { DesktopEndpoints } from '../../domain/sandboxes/events.ts';
-import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
-import type { ScreenSize } from '../../domain/sandboxes/screen-geometry.ts';
-import type { Desktop, DesktopInfo } from '../../sandbox-runtime/desktop/index.ts';
+import type { DesktopEndpoints } from '../domain/sandboxes/events.ts';
+import type { Sandbox } from '../domain/sandboxes/sandbox.ts';
+import type { ScreenSize } from '../domain/sandboxes/screen-geometry.ts';
+import type { Desktop, DesktopInfo } from '../sandbox-runtime/desktop/index.ts';
 import type { SandboxCommands } from './commands.ts';
 
-// The desktop's two steps, like a sandbox's start (domain/sandboxes/events.ts): the API records
-// `DesktopStartRequested`, the host starts the desktop (resolving when the browser is ready), and
-// the API records `DesktopStarted` with what the status shows. A desktop left `starting` (a start
+// The desktop's two steps, like a sandbox's start (domain/sandboxes/events.ts): the host records
+// `DesktopStartRequested`, starts the desktop (resolving when the browser is ready), and records
+// `DesktopStarted` with what the status shows. A desktop left `starting` (a start
 // cut short) is started again by the next `start`.
 
 /** What the status shows (`devtools`: the browser's DevTools HTTP endpoint inside the sandbox). */

@@ -1,8 +1,8 @@
-import { SandboxError } from '../../domain/sandboxes/errors.ts';
-import type { SandboxStatus } from '../../domain/sandboxes/sandbox.ts';
-import type { Logger } from '../../platform/logger.ts';
-import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
-import type { Loaded } from './store.ts';
+import { SandboxError } from '../domain/sandboxes/errors.ts';
+import type { SandboxStatus } from '../domain/sandboxes/sandbox.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
+import type { Loaded } from '../stores/sandboxes.ts';
 
 // Bringing the host in line with the read model: what the runtime must do for each status the
 // decider can leave a sandbox in (domain/sandboxes/sandbox.ts). Every step is idempotent (the
@@ -60,6 +60,20 @@ const steps: Record<SandboxStatus, Step> = {
   },
   deleted: async (deps, loaded, host) => {
     if (host !== 'missing') await deps.runtime.destroy(loaded.sandbox.id);
+    return loaded;
+  },
+  /**
+   * Marked lost while this host was away longer than the grace period: the fleet has written it
+   * off (its runs failed, its org told), so what is left of it here is cleared away.
+   */
+  lost: async (deps, loaded, host) => {
+    if (host !== 'missing') {
+      deps.logger.warn(
+        { sandboxId: loaded.sandbox.id },
+        'sandboxes: marked lost while this host was away; its files here are removed',
+      );
+      await deps.runtime.destroy(loaded.sandbox.id);
+    }
     return loaded;
   },
 };

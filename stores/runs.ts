@@ -1,12 +1,13 @@
-import type { OutputStream } from '../../domain/runs/events.ts';
-import { runIdentifierKind } from '../../domain/runs/names.ts';
-import { activeStatuses, type Run } from '../../domain/runs/run.ts';
-import { poll } from '../../platform/poll.ts';
-import type { PgPool } from '../../platform/postgres.ts';
-import { type RunRow, runColumns, runFromRow } from '../../projections/run-postgres.ts';
+import type { OutputStream } from '../domain/runs/events.ts';
+import { runIdentifierKind } from '../domain/runs/names.ts';
+import { activeStatuses, type Run } from '../domain/runs/run.ts';
+import { poll } from '../platform/poll.ts';
+import type { PgPool } from '../platform/postgres.ts';
+import { type RunRow, runColumns, runFromRow } from '../schemas/read-models/run-row.ts';
 
 // Reads of the run read model (Postgres `runs` and `run_output`, projected by
-// projections/run-postgres.ts). Commands load their state here, and GETs answer from here.
+// projections/run-postgres.ts). The API answers GETs here (any replica follows any run's output);
+// the host carrying runs out, and the fleet's job for a lost host, find its active runs here.
 
 /** A run's state and how many events made it (the projection's `version`). */
 export interface Loaded {
@@ -58,13 +59,13 @@ export class RunStore {
     return result.rows.map(runFromRow);
   }
 
-  /** Runs holding hardware, oldest first (recovery); only these orgs' when given. */
-  async active(orgIds?: readonly string[]): Promise<Loaded[]> {
+  /** A host's runs holding hardware, oldest first (recovery, and a lost host's). */
+  async active(hostId: string): Promise<Loaded[]> {
     const result = await this.pool.query<RunRow>(
       `SELECT ${runColumns} FROM runs
-        WHERE status = ANY($1::text[]) AND ($2::text[] IS NULL OR org_id = ANY($2))
+        WHERE status = ANY($1::text[]) AND host_id = $2
         ORDER BY placed_at`,
-      [activeStatuses, orgIds ?? null],
+      [activeStatuses, hostId],
     );
     return result.rows.map(loaded);
   }

@@ -1,48 +1,53 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { TextDecoder } from 'node:util';
-import { decide, type RunCommand, type RunCommandBody } from '../../domain/runs/decide.ts';
-import type { Actor, OutputStream, RunEvent } from '../../domain/runs/events.ts';
-import { meterStretchSeconds, stretches, stretchUsage } from '../../domain/runs/metering.ts';
-import { defaultRunName, newRunId } from '../../domain/runs/names.ts';
-import { outputBatching, outputLimitBytes } from '../../domain/runs/output.ts';
-import { type PlaceRunBody, workingDirectory } from '../../domain/runs/requests.ts';
-import { resultPath } from '../../domain/runs/result.ts';
-import { ceilingSeconds, evolve, type Run } from '../../domain/runs/run.ts';
-import { SandboxError } from '../../domain/sandboxes/errors.ts';
-import { topicEnd } from '../../platform/kafka.ts';
-import type { Logger } from '../../platform/logger.ts';
-import { poll } from '../../platform/poll.ts';
-import type { PgPool } from '../../platform/postgres.ts';
-import type { EventProducer } from '../../producers/producer.ts';
-import { publishRunEvents } from '../../producers/run.ts';
-import { publishUsage } from '../../producers/usage.ts';
-import { reached, storedOffsets } from '../../projections/postgres-offsets.ts';
-import { runProjectionGroupId } from '../../projections/run-postgres.ts';
-import type { StreamingExec } from '../../sandbox-runtime/exec.ts';
-import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
-import { topics } from '../../schemas/events/topics.ts';
-import { KeyedLocks } from '../sandboxes/serial.ts';
-import type { Loaded, RunStore } from './store.ts';
+import { decide, type RunCommand, type RunCommandBody } from '../domain/runs/decide.ts';
+import type { Actor, OutputStream, RunEvent } from '../domain/runs/events.ts';
+import { meterStretchSeconds } from '../domain/runs/metering.ts';
+import { defaultRunName, newRunId } from '../domain/runs/names.ts';
+import { outputBatching, outputLimitBytes } from '../domain/runs/output.ts';
+import { type PlaceRunBody, workingDirectory } from '../domain/runs/requests.ts';
+import { resultPath } from '../domain/runs/result.ts';
+import { ceilingSeconds, evolve, type Run } from '../domain/runs/run.ts';
+import { SandboxError } from '../domain/sandboxes/errors.ts';
+import { topicEnd } from '../platform/kafka.ts';
+import type { Logger } from '../platform/logger.ts';
+import { poll } from '../platform/poll.ts';
+import type { PgPool } from '../platform/postgres.ts';
+import type { EventProducer } from '../producers/producer.ts';
+import { publishRunEvents, publishRunUsage, recordRunLost } from '../producers/run.ts';
+import { reached, storedOffsets } from '../projections/postgres-offsets.ts';
+import { runProjectionGroupId } from '../projections/run-postgres.ts';
+import type { StreamingExec } from '../sandbox-runtime/exec.ts';
+import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
+import { topics } from '../schemas/events/topics.ts';
+import type { Loaded, RunStore } from '../stores/runs.ts';
+import type { HostRoom } from './room.ts';
+import { KeyedLocks } from './serial.ts';
 
-// The runner: the API process carries out the runs it placed, on the sandbox runtime it already
-// owns (sandbox-runtime/, one per host). For each run it makes a fresh sandbox of the run's size
-// (its id is the run's), writes the working files, runs `/bin/sh -c <command>` with the caller's
-// environment and `ORRERY_RESULT_PATH`, appends the output as it comes, meters the time, stops it
-// at its ceiling or on request, reads the result file, records the end and destroys the sandbox.
+// The runner: the sandbox host carries out the runs placed on it (issue 47), on its own sandbox
+// runtime, so a run outlives the API replica that placed it. For each run it makes a fresh
+// sandbox of the run's size (its id is the run's), writes the working files, runs `/bin/sh -c
+// <command>` with the caller's environment and `ORRERY_RESULT_PATH`, appends the output as it
+// comes, meters the time, stops it at its ceiling or on request, reads the result file, records
+// the end and destroys the sandbox.
 //
 // Where the state lives, and why: while a run is active, this process is its only writer, so its
 // state is held here, folded with domain/runs' `evolve` from the events it decided and published
 // (one run's decisions are serialized by a lock). The read model follows; a command that answers
 // waits for it (`waitForVersion`), so a GET right after shows what the answer showed.
 //
-// The environment's values and the files' bytes reach only this process's memory and the
-// sandbox (domain/runs/events.ts says why): a run whose process dies is never started again, so
-// nothing needs them later. On start, recovery finishes every run left active by a process that
-// is gone as failed, saying so, billed what was recorded.
+// The environment's values and the files' bytes reach only this process's memory (through the
+// API replica's, in passing) and the sandbox (domain/runs/events.ts says why): a run whose host
+// process dies is never started again, so nothing needs them later. On start, recovery finishes
+// every run of this host left active by a process that is gone as failed, saying so, billed what
+// was recorded.
 
 export interface RunnerDeps {
+  /** This host's id: what placements record, and the only runs it recovers. */
+  hostId: string;
   runtime: SandboxRuntime;
+  room: HostRoom;
   producer: EventProducer;
   store: RunStore;
   pool: PgPool;
@@ -122,7 +127,41 @@ export class Runner {
   ): Promise<Run> {
     const { body } = placement;
     const runId = newRunId(randomBytes);
-    const events = decide(
+    // Held until the run's sandbox is on disk, where the room counts it (room.ts).
+    const release = placement.sizeAvailable ? await this.deps.room.reserve(body.size) : () => undefined;
+    let events: RunEvent[];
+    try {
+      events = this.decidePlacement(runId, placement, launch);
+      // Once: a placement that Kafka did not acknowledge is answered 503, and nothing runs.
+      await publishRunEvents(this.deps.producer, events);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const state = events.reduce(evolve, undefined as Run | undefined);
+    if (!state) throw new Error('PlaceRun left no run');
+    const active: ActiveRun = {
+      state,
+      version: events.length,
+      usagePublished: 0,
+      buffers: { stdout: newBuffer(), stderr: newBuffer() },
+      ended: Promise.resolve(),
+    };
+    this.active.set(runId, active);
+    active.ended = this.drive(active, launch, release);
+    // The run goes on whatever happens here: answering 503 would invite a retry, and a second run.
+    if (!(await this.deps.store.waitForVersion(runId, active.version, this.deps.projectionTimeoutMs)))
+      this.deps.logger.warn({ runId }, 'runs: the read model did not show a placed run in time');
+    return state;
+  }
+
+  private decidePlacement(
+    runId: string,
+    placement: Parameters<Runner['place']>[0],
+    launch: Launch,
+  ): RunEvent[] {
+    const { body } = placement;
+    return decide(
       {
         type: 'PlaceRun',
         eventId: randomUUID(),
@@ -138,26 +177,10 @@ export class Runner {
         placedBy: placement.placedBy,
         hasCredit: placement.hasCredit,
         sizeAvailable: placement.sizeAvailable,
+        host: this.deps.hostId,
       },
       undefined,
     );
-    // Once: a placement that Kafka did not acknowledge is answered 503, and nothing runs.
-    await publishRunEvents(this.deps.producer, events);
-    const state = events.reduce(evolve, undefined as Run | undefined);
-    if (!state) throw new Error('PlaceRun left no run');
-    const active: ActiveRun = {
-      state,
-      version: events.length,
-      usagePublished: 0,
-      buffers: { stdout: newBuffer(), stderr: newBuffer() },
-      ended: Promise.resolve(),
-    };
-    this.active.set(runId, active);
-    active.ended = this.drive(active, launch);
-    // The run goes on whatever happens here: answering 503 would invite a retry, and a second run.
-    if (!(await this.deps.store.waitForVersion(runId, active.version, this.deps.projectionTimeoutMs)))
-      this.deps.logger.warn({ runId }, 'runs: the read model did not show a placed run in time');
-    return state;
   }
 
   /**
@@ -201,7 +224,7 @@ export class Runner {
    * is finished as failed, billed what was recorded (its recorded stretches are published again,
    * harmlessly, in case the last one was cut short), and its sandbox destroyed.
    */
-  async recover(orgIds?: readonly string[]): Promise<string[]> {
+  async recover(): Promise<string[]> {
     const end = await topicEnd(topics.run.name);
     const caughtUp = await poll(
       async () => reached(await storedOffsets(this.deps.pool, runProjectionGroupId, topics.run.name), end),
@@ -212,16 +235,16 @@ export class Runner {
         'runs: recovery goes on with a read model behind the topic (are the consumers running?)',
       );
     const recovered: string[] = [];
-    for (const loaded of await this.deps.store.active(orgIds)) {
+    for (const loaded of await this.deps.store.active(this.deps.hostId)) {
       const { run } = loaded;
       if (this.active.has(run.id)) continue;
       try {
         await this.locks.run(run.id, async () => {
-          const failure = `The API process carrying out this run stopped (a restart or a crash) while it was ${run.status}; its output up to then is kept, and it was billed the ${run.recordedSeconds} seconds recorded.`;
-          const events = decide(this.meta(run, { type: 'FailRun', failure, lost: true }), run);
-          if (events.length === 0) return;
-          await publishRunEvents(this.deps.producer, events);
-          await this.publishUsage(run, 0, run.recordedSeconds);
+          const failure = `The sandbox host carrying out this run stopped (a restart or a crash) while it was ${run.status}; its output up to then is kept, and it was billed the ${run.recordedSeconds} seconds recorded.`;
+          await recordRunLost(this.deps.producer, run, failure, {
+            now: this.deps.now(),
+            stretchSeconds: this.stretch,
+          });
         });
         await this.destroySandbox(run.id);
         recovered.push(run.id);
@@ -249,11 +272,11 @@ export class Runner {
 
   // ---- carrying a run out ------------------------------------------------------------------------
 
-  private async drive(active: ActiveRun, launch: Launch): Promise<void> {
+  private async drive(active: ActiveRun, launch: Launch, releaseRoom: () => void): Promise<void> {
     const runId = active.state.id;
     let timers: NodeJS.Timeout[] = [];
     try {
-      const prepared = await this.prepare(active, launch);
+      const prepared = await this.prepare(active, launch).finally(releaseRoom);
       if (!prepared) return;
       await this.record(active, { type: 'ReportStarted' });
       const exec = await this.deps.runtime.startExec(runId, active.state.command, {
@@ -361,11 +384,9 @@ export class Runner {
     active.usagePublished = Math.max(active.usagePublished, upTo);
   }
 
-  private async publishUsage(run: Run, from: number, to: number): Promise<void> {
-    const events = stretches(from, to, this.stretch).map((stretch) =>
-      stretchUsage(run, stretch, { eventId: randomUUID(), now: this.deps.now() }),
-    );
-    if (events.length > 0) await withRetries(() => publishUsage(this.deps.producer, events));
+  private publishUsage(run: Run, from: number, to: number): Promise<void> {
+    const at = { now: this.deps.now(), stretchSeconds: this.stretch };
+    return withRetries(() => publishRunUsage(this.deps.producer, run, [from, to], at));
   }
 
   /** Reads what the command left at $ORRERY_RESULT_PATH, if anything. */
@@ -392,7 +413,7 @@ export class Runner {
       return this.record(active, {
         type: 'FailRun',
         failure:
-          'The API process carrying out this run shut down while it ran; its output up to then is kept.',
+          'The sandbox host carrying out this run shut down while it ran; its output up to then is kept.',
       });
     return this.record(active, { type: 'ReportExit', exitCode });
   }

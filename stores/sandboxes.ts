@@ -1,13 +1,16 @@
-import { useRecordingIntervalSeconds } from '../../domain/sandboxes/decide.ts';
-import type { Metadata } from '../../domain/sandboxes/events.ts';
-import { identifierKind } from '../../domain/sandboxes/names.ts';
-import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
-import { poll } from '../../platform/poll.ts';
-import type { PgPool } from '../../platform/postgres.ts';
-import { type SandboxRow, sandboxColumns, sandboxFromRow } from '../../projections/sandbox-postgres.ts';
+import { useRecordingIntervalSeconds } from '../domain/sandboxes/decide.ts';
+import type { Metadata } from '../domain/sandboxes/events.ts';
+import { identifierKind } from '../domain/sandboxes/names.ts';
+import type { Sandbox } from '../domain/sandboxes/sandbox.ts';
+import { inTurn } from '../platform/advisory-lock.ts';
+import { poll } from '../platform/poll.ts';
+import type { PgPool } from '../platform/postgres.ts';
+import { type SandboxRow, sandboxColumns, sandboxFromRow } from '../schemas/read-models/sandbox-row.ts';
 
 // Reads of the sandbox read model (Postgres `sandboxes`, projected by
-// projections/sandbox-postgres.ts). Commands load their state here, and GETs answer from here.
+// projections/sandbox-postgres.ts). The API answers GETs and finds a sandbox's host here; the host
+// that holds a sandbox loads its state here for each command; the fleet's job finds a lost host's
+// sandboxes here.
 
 /** A sandbox's state and how many events made it (the projection's `version`). */
 export interface Loaded {
@@ -68,30 +71,51 @@ export class SandboxStore {
   }
 
   /**
-   * Running sandboxes whose idle timeout may have elapsed at `now` (the decider's `ExpireIdle`
-   * has the last word, with the same slack of one use-recording interval).
+   * The host's running sandboxes whose idle timeout may have elapsed at `now` (the decider's
+   * `ExpireIdle` has the last word, with the same slack of one use-recording interval).
    */
-  async idleCandidates(now: Date, orgIds?: readonly string[]): Promise<string[]> {
+  async idleCandidates(hostId: string, now: Date): Promise<string[]> {
     const result = await this.pool.query<{ sandbox_id: string }>(
       `SELECT sandbox_id FROM sandboxes
-        WHERE status = 'running' AND idle_timeout_seconds > 0
+        WHERE status = 'running' AND idle_timeout_seconds > 0 AND host_id = $3
           AND last_used_at + make_interval(secs => idle_timeout_seconds + $2) <= $1
-          AND ($3::text[] IS NULL OR org_id = ANY($3))
         ORDER BY last_used_at`,
-      [now, useRecordingIntervalSeconds, orgIds ?? null],
+      [now, useRecordingIntervalSeconds, hostId],
     );
     return result.rows.map((row) => row.sandbox_id);
   }
 
-  /** Sandboxes the runtime must match on start: every one not deleted, and deleted ones it may still hold. */
-  async toRecover(runtimeIds: readonly string[], orgIds?: readonly string[]): Promise<Loaded[]> {
+  /**
+   * What a host must match on start: every sandbox placed on it that is neither deleted nor lost,
+   * and any its runtime still holds (a destroy cut short, or a lost one come back).
+   */
+  async toRecover(hostId: string, runtimeIds: readonly string[]): Promise<Loaded[]> {
     const result = await this.pool.query<SandboxRow>(
       `SELECT ${sandboxColumns} FROM sandboxes
-        WHERE (status <> 'deleted' OR sandbox_id = ANY($1)) AND ($2::text[] IS NULL OR org_id = ANY($2))
+        WHERE (host_id = $1 AND status NOT IN ('deleted', 'lost')) OR sandbox_id = ANY($2)
         ORDER BY created_at`,
-      [runtimeIds, orgIds ?? null],
+      [hostId, runtimeIds],
     );
     return result.rows.map(loaded);
+  }
+
+  /** The sandboxes a host holds (neither deleted nor lost): what becomes lost with it. */
+  async heldBy(hostId: string): Promise<Loaded[]> {
+    const result = await this.pool.query<SandboxRow>(
+      `SELECT ${sandboxColumns} FROM sandboxes
+        WHERE host_id = $1 AND status NOT IN ('deleted', 'lost') ORDER BY created_at`,
+      [hostId],
+    );
+    return result.rows.map(loaded);
+  }
+
+  /**
+   * Runs `task` holding the org's claim on names and idempotency keys: a Postgres advisory lock,
+   * so across every host one create or fork of the org at a time checks a name or key and
+   * records it, and two hosts never give one name twice.
+   */
+  claimingNames<T>(orgId: string, task: () => Promise<T>): Promise<T> {
+    return inTurn(this.pool, `orrery:sandbox-names:${orgId}`, task);
   }
 
   /** Resolves once the projection has applied `version` events to the sandbox; false on timeout. */

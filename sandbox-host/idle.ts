@@ -1,10 +1,10 @@
-import type { Logger } from '../../platform/logger.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { SandboxStore } from '../stores/sandboxes.ts';
 import type { SandboxCommands } from './commands.ts';
-import type { SandboxStore } from './store.ts';
 
 // The idle timeout (spec, "States and transitions": a running sandbox with `idleTimeoutSeconds`
-// > 0 and no use for that long is stopped). A timer in the API process asks the read model for
-// running sandboxes past `last_used_at + idle_timeout` and gives each to the decider as
+// > 0 and no use for that long is stopped). A timer in each sandbox host asks the read model for
+// its running sandboxes past `last_used_at + idle_timeout` and gives each to the decider as
 // `ExpireIdle`, which has the last word (so a use recorded meanwhile keeps it running). Uses in
 // progress (a long exec, an open screen) are skipped: they are use. `last_used_at` moves with
 // `RecordUse` on exec, files and the desktop, at most every 10 s (decide.ts), which is why the
@@ -17,19 +17,21 @@ export interface IdleJob {
 }
 
 export function startIdleJob(deps: {
+  hostId: string;
   commands: SandboxCommands;
   store: SandboxStore;
   now: () => Date;
   intervalMs: number;
   logger: Logger;
-  /** Only these orgs' sandboxes (tests share one database); all when absent. */
-  orgIds?: () => readonly string[];
+  /** Called as each pass begins (a test waits for a pass begun after a moment). */
+  onPass?: () => void;
 }): IdleJob {
   let running: Promise<string[]> | undefined;
 
   async function pass(): Promise<string[]> {
     const stopped: string[] = [];
-    for (const sandboxId of await deps.store.idleCandidates(deps.now(), deps.orgIds?.())) {
+    deps.onPass?.();
+    for (const sandboxId of await deps.store.idleCandidates(deps.hostId, deps.now())) {
       if (deps.commands.uses.busy(sandboxId)) continue;
       try {
         const sandbox = await deps.commands.expireIdle(sandboxId);

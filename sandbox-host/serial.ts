@@ -2,9 +2,11 @@
 //
 // A command loads its state, decides, publishes and waits for the read model while holding the
 // lock of what it decides on: a sandbox's id, or `org:<id>` for what names and idempotency keys
-// claim. So two commands on one sandbox never decide against the same state, and two creates
-// never claim one name. One API process owns a host's sandboxes (the runtime is per host, one per
-// state folder: sandbox-runtime/DESIGN.md), so an in-process lock is the whole story.
+// claim. So two commands on one sandbox never decide against the same state. A sandbox lives on
+// one host, and one host process owns that host's sandboxes (one per state folder), so for a
+// sandbox's own commands an in-process lock is the whole story; names and idempotency keys are
+// the org's across hosts, so creates and forks also hold the org's claim in Postgres
+// (stores/sandboxes.ts, claimingNames).
 
 export class KeyedLocks {
   private readonly tails = new Map<string, Promise<unknown>>();

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { SandboxCommand } from '../../domain/sandboxes/decide.ts';
+import { SandboxError } from '../../domain/sandboxes/errors.ts';
+import { noRoomMessage, sizeUnavailableMessage } from '../../domain/sandboxes/hosts.ts';
+import type { CreateSandboxBody } from '../../domain/sandboxes/requests.ts';
+import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
+import { recordSandboxCommand } from '../../producers/sandbox.ts';
+import {
+  type ActedOn,
+  actedOn,
+  hostPath,
+  hostPaths,
+  type sandboxChanges,
+} from '../../schemas/sandbox-hosts.ts';
+import { ApiError } from '../errors.ts';
+import type { SandboxContext } from './context.ts';
+import { type HostCall, HostNotReached } from './host-client.ts';
+
+// How the API reaches the host that holds a sandbox (issue 47). Every change to a sandbox is
+// decided by its host, whichever replica the caller reached: the route authorizes, the host acts
+// and waits for the read model, and the answer is read back from the read model. A new sandbox
+// goes where placement finds room (fleet.ts), trying the next host when one is full or was not
+// reached; a lost or deleted sandbox, which no host holds, is changed here.
+
+/** No live host has room for the size now: 503, retried later. */
+export const noCapacity = (size: Sandbox['size']) =>
+  new ApiError('no_capacity', 503, noRoomMessage(size), undefined, { 'retry-after': '10' });
+
+/** No live host could ever hold the size (its cores): a retry would not help. */
+export const sizeUnavailable = (size: Sandbox['size']) =>
+  new ApiError('size_unavailable', 409, sizeUnavailableMessage(size), 'size');
+
+/** The sandbox as the read model shows it after a host acted on it. */
+export async function readBack(ctx: SandboxContext, acted: ActedOn): Promise<Sandbox> {
+  const loaded = await ctx.store.byId(acted.sandbox_id);
+  if (!loaded) throw new Error(`sandbox ${acted.sandbox_id} is not in the read model after its host acted`);
+  return loaded.sandbox;
+}
+
+/** Calls the sandbox's host with a command that answers which sandbox it left; answers it as read back. */
+export async function actOnHost(ctx: SandboxContext, sandbox: Sandbox, call: HostCall): Promise<Sandbox> {
+  return readBack(ctx, await ctx.hosts.json(sandbox.host, call, actedOn));
+}
+
+/** A new sandbox on a host with room; a retry with its idempotency key answers the first's. */
+export async function createSandbox(
+  ctx: SandboxContext,
+  orgId: string,
+  body: CreateSandboxBody,
+  rawBody: unknown,
+): Promise<Sandbox> {
+  const key = body.idempotency_key;
+  const first = key === undefined ? undefined : await ctx.store.byIdempotencyKey(orgId, key);
+  if (first) return bringUp(ctx, first.sandbox);
+  for (const host of await ctx.fleet.placement(body.size)) {
+    try {
+      const call = {
+        method: 'POST',
+        path: hostPaths.create,
+        json: { org_id: orgId, body: rawBody },
+      } as const;
+      const created = await readBack(ctx, await ctx.hosts.json(host.hostId, call, actedOn));
+      // A concurrent retry with the same key made it elsewhere first: that one is the sandbox.
+      return created.host === host.hostId ? created : bringUp(ctx, created);
+    } catch (error) {
+      if (error instanceof HostNotReached) continue;
+      if (error instanceof ApiError && error.code === 'no_capacity') continue;
+      throw error;
+    }
+  }
+  throw (await ctx.fleet.holdsSize(body.size)) ? noCapacity(body.size) : sizeUnavailable(body.size);
+}
+
+/** A sandbox a create's retry found: still starting means its host brings it up now. */
+async function bringUp(ctx: SandboxContext, sandbox: Sandbox): Promise<Sandbox> {
+  if (sandbox.status !== 'starting') return sandbox;
+  return actOnHost(ctx, sandbox, { method: 'POST', path: hostPath(hostPaths.converge, sandbox.id) });
+}
+
+/** No host holds a deleted or lost sandbox: what is still decided on it is recorded here. */
+const hostless = (sandbox: Sandbox) => sandbox.status === 'deleted' || sandbox.status === 'lost';
+
+/** stop, resume, destroy and the secrets flag, on the sandbox's host (or here, once no host holds it). */
+export function changeSandbox(
+  ctx: SandboxContext,
+  sandbox: Sandbox,
+  command: (typeof sandboxChanges)[number],
+): Promise<Sandbox> {
+  if (hostless(sandbox)) return recordWithoutHost(ctx, sandbox, { type: command });
+  return actOnHost(ctx, sandbox, {
+    method: 'POST',
+    path: hostPath(hostPaths.change, sandbox.id),
+    json: { command },
+  });
+}
+
+/** Metadata and the idle timeout, on the sandbox's host (or here, once no host holds it). */
+export function updateSandbox(
+  ctx: SandboxContext,
+  sandbox: Sandbox,
+  changes: { metadata?: Sandbox['metadata']; idleTimeoutSeconds?: number },
+  rawBody: unknown,
+): Promise<Sandbox> {
+  if (hostless(sandbox)) return recordWithoutHost(ctx, sandbox, { type: 'UpdateSandbox', ...changes });
+  return actOnHost(ctx, sandbox, {
+    method: 'POST',
+    path: hostPath(hostPaths.update, sandbox.id),
+    json: rawBody,
+  });
+}
+
+type HostlessCommand =
+  | { type: (typeof sandboxChanges)[number] }
+  | { type: 'UpdateSandbox'; metadata?: Sandbox['metadata']; idleTimeoutSeconds?: number };
+
+/**
+ * A lost sandbox's host is gone, and a deleted one needs none, so nothing else writes its stream:
+ * the decider refuses what would need a host (resume, exec, the desktop), answers a repeat (a
+ * second destroy) with the sandbox as it is, and the rest is recorded here.
+ */
+async function recordWithoutHost(
+  ctx: SandboxContext,
+  sandbox: Sandbox,
+  body: HostlessCommand,
+): Promise<Sandbox> {
+  const loaded = await ctx.store.byId(sandbox.id);
+  if (!loaded) throw new SandboxError('not_found');
+  const command = {
+    ...body,
+    eventId: randomUUID(),
+    sandboxId: sandbox.id,
+    orgId: sandbox.orgId,
+    now: ctx.now(),
+  } as SandboxCommand;
+  const waitForVersion = (id: string, version: number) =>
+    ctx.store.waitForVersion(id, version, ctx.projectionTimeoutMs);
+  return (await recordSandboxCommand({ producer: ctx.producer, waitForVersion }, command, loaded)).sandbox;
+}
