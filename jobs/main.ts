@@ -8,13 +8,14 @@ import { storeWatch, watchedReadiness } from '../platform/readiness.ts';
 import { serverOptions } from '../platform/server-options.ts';
 import { onShutdown } from '../platform/shutdown.ts';
 import { createEventProducer } from '../producers/producer.ts';
+import { writeOffLostHosts } from './lost-hosts.ts';
 import { postCharges } from './post-charges.ts';
 import { runRetention } from './retention.ts';
 import { type Job, startJobs } from './runner.ts';
 import { compactSpanFacts } from './span-facts-compaction.ts';
 
 // The jobs process: the platform's periodic work on timers (charge posting, retention, settling the
-// analytics' span facts), plus /healthz, /readyz and /metrics. Any number of them may run: each
+// analytics' span facts, writing off sandbox hosts gone for good), plus /healthz, /readyz and /metrics. Any number of them may run: each
 // run of a job holds its Postgres lock, so it runs in one process at a time (jobs/runner.ts). `npm
 // start` runs one beside the API and the consumers; each job also runs by hand (`npx tsx
 // jobs/<job>.ts`).
@@ -38,6 +39,12 @@ const jobs: Job[] = [
     name: 'span-facts-compaction',
     everyMs: intervals.spanFactsCompactionEverySeconds * 1000,
     run: () => compactSpanFacts(clickhouse),
+  },
+  {
+    // Often, so a host gone for good is written off soon after its grace period.
+    name: 'lost-hosts',
+    everyMs: 10_000,
+    run: () => writeOffLostHosts({ pool, producer, logger, graceSeconds: config().fleet.graceSeconds }),
   },
 ];
 

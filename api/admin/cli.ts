@@ -13,6 +13,7 @@ import {
   revokeApiKey,
   tracingRequests,
 } from './commands.ts';
+import { listHosts, setHostDraining } from './hosts.ts';
 
 // `npm run admin -- <noun> <verb> [flags] [--json]`: the Settings page until there is a dashboard.
 // Exit 2: a mistyped command (the message names the flag); exit 1: the command was refused.
@@ -24,6 +25,9 @@ const usage = `usage:
   npm run admin -- tracing enable --org <org_id> [--json]
   npm run admin -- tracing requests [--json]      (orgs that asked to join the beta, oldest first)
   npm run admin -- member add --org <org_id> --email <email> --role <role> [--json]
+  npm run admin -- host list [--json]                  (the sandbox hosts: live, draining, what each holds)
+  npm run admin -- host drain <host> [--json]          (no new sandboxes there; what runs keeps running)
+  npm run admin -- host undrain <host> [--json]
 scopes: ${scopes.join(', ')}
 roles: ${roles.join(', ')} (the person signed up with that email first)`;
 
@@ -92,6 +96,13 @@ async function run(deps: AdminDeps, command: string, values: ReturnType<typeof p
       return enableTracing(deps, required(values.org, 'org'));
     case 'tracing requests':
       return tracingRequests(deps.pool);
+    case 'host list':
+      return listHosts(deps.pool);
+    case 'host drain':
+    case 'host undrain': {
+      const named = positionalHost();
+      return setHostDraining(deps.pool, named, command === 'host drain');
+    }
     case 'member add':
       return addMember(
         deps,
@@ -102,6 +113,13 @@ async function run(deps: AdminDeps, command: string, values: ReturnType<typeof p
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+/** `host drain <host>`: the host's id or name, the third word. */
+function positionalHost(): string {
+  const named = parsed.positionals[2];
+  if (!named) throw new UsageError('name the host: its id or its name (npm run admin -- host list)');
+  return named;
 }
 
 let parsed: ReturnType<typeof parse>;
@@ -151,6 +169,27 @@ function describe(command: string, result: unknown, values: ReturnType<typeof pa
     const requests = result as Awaited<ReturnType<typeof tracingRequests>>;
     if (requests.length === 0) return 'no org is waiting to join the tracing beta';
     return requests.map((request) => `${request.orgId}\t${request.name}\t${request.requestedAt}`).join('\n');
+  }
+  if (command === 'host list') {
+    const hosts = result as Awaited<ReturnType<typeof listHosts>>;
+    if (hosts.length === 0) return 'no sandbox host has announced itself (is `npm start` running?)';
+    return hosts
+      .map((host) =>
+        [
+          host.hostId,
+          host.name,
+          host.lost ? 'lost' : host.live ? 'live' : 'gone',
+          host.draining ? 'draining' : 'placing',
+          `${host.sandboxes} sandboxes`,
+          `${host.memoryHeldMiB}/${host.memoryBudgetMiB} MiB`,
+          host.url,
+        ].join('\t'),
+      )
+      .join('\n');
+  }
+  if (command === 'host drain' || command === 'host undrain') {
+    const host = result as { hostId: string; name: string; draining: boolean };
+    return `${host.hostId} (${host.name}) is ${host.draining ? 'draining: nothing new is placed there' : 'placing again'}`;
   }
   if (command === 'member add') {
     const { orgId } = result as { orgId: string };
