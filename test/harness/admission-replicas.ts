@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionQueue } from '../../api/otlp/admission-queue.ts';
 import { pendingSpans } from '../../api/otlp/ingest.ts';
+import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import { limits } from '../../domain/tracing/limits.ts';
 import { createPgPool, type PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
@@ -41,6 +42,8 @@ export interface ReplicasLoad {
   /** How long a group may wait for the lease (IngestDeps.leaseWaitMs), and the lease's lifetime. */
   leaseWaitMs: number;
   leaseTtlMs: number;
+  /** The admission limits every replica holds the org to; the spec's by default. */
+  limits?: AdmissionLimits;
 }
 
 /** A lease holder that times each take of the lease. */
@@ -105,7 +108,7 @@ export async function loadReplicas(load: ReplicasLoad): Promise<ReplicaFigures[]
       producer,
       leases: new TimedLeases(pool, load.leaseTtlMs, figures),
       leaseWaitMs: load.leaseWaitMs,
-      limits,
+      limits: load.limits ?? limits,
     });
     return { figures, pool, recordPool, queue };
   });

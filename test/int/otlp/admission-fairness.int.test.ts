@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { limits } from '../../../domain/tracing/limits.ts';
 import { config } from '../../../platform/config.ts';
 import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
 import { createEventProducer, type EventProducer } from '../../../producers/producer.ts';
@@ -7,7 +8,8 @@ import { loadReplicas, replicaLine } from '../../harness/admission-replicas.ts';
 
 // Two API replicas serving one org under steady load (issue 47): the org's admission lease passes
 // between them, so both get a share of the org's groups and neither waits for the lease as long
-// as a group may (leaseWaitMs, after which its requests fail with 503). Each replica here is an
+// as a group may (leaseWaitMs, after which its requests fail with 503), and the org's monthly
+// limit holds across them (each group is decided against the ledger its predecessor left). Each replica here is an
 // admission queue with its own pools and lease holder, as an API process has (api/app.ts).
 
 let pool: PgPool;
@@ -55,4 +57,28 @@ it('lets two replicas under steady load for one org both admit, neither waiting 
   // One holder at a time: every span answered as accepted is in the ledger once.
   const answered = replicas.reduce((sum, replica) => sum + replica.answered, 0);
   expect(await spansInLedger(orgId)).toBe(answered * spansPerRequest);
+});
+
+it('holds the org to its monthly span limit across two replicas admitting at once', async () => {
+  const orgId = `org_monthly_${randomUUID()}`;
+  const { callerMs } = config().kafka.timeouts;
+  const monthlySpans = 300;
+  const replicas = await loadReplicas({
+    producer,
+    orgId,
+    replicas: 2,
+    exporters: 3,
+    spansPerRequest: 10,
+    seconds: 3,
+    leaseWaitMs: callerMs,
+    leaseTtlMs: callerMs + 5_000,
+    limits: { ...limits, monthlySpans },
+  });
+  const report = replicas.map(replicaLine).join('\n');
+  // Far more was offered than the month allows, by both replicas: exactly the limit was kept.
+  for (const replica of replicas) expect(replica.failed, report).toBe(0);
+  expect(replicas.reduce((sum, replica) => sum + replica.answered, 0) * 10, report).toBeGreaterThan(
+    monthlySpans * 2,
+  );
+  expect(await spansInLedger(orgId)).toBe(monthlySpans);
 });
