@@ -3,7 +3,9 @@ import { request as otlpRequest, span, toOtlpJson } from './otlp-fixtures.ts';
 
 // OTLP and title clients that retry as real ones do (an exporter resends the same body, an SDK the
 // same Idempotency-Key) and keep a record of every answer they met, for a test that kills parts
-// of the platform under them (test/int/backbone/chaos.int.test.ts).
+// of the platform under them (test/int/backbone/chaos.int.test.ts, test/int/fleet/). Given several
+// API replicas, each request goes to the next, as a round-robin load balancer sends them, and a
+// request no replica answered is sent again to the next one.
 
 export interface Met {
   surface: 'otlp' | 'title';
@@ -40,7 +42,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The two loads against `apiUrl` with `key`: `exporters` OTLP clients, `titlers` title clients. */
 export function startChaosLoad(options: {
-  apiUrl: string;
+  /** One API, or its replicas in turn. */
+  apiUrl: string | readonly string[];
   key: string;
   model: string;
   exporters: number;
@@ -54,9 +57,13 @@ export function startChaosLoad(options: {
   let stopping = false;
   let deadline = Number.POSITIVE_INFINITY;
 
+  const apiUrls = typeof options.apiUrl === 'string' ? [options.apiUrl] : options.apiUrl;
+  let turn = 0;
+
   async function post(path: string, body: string, headers: Record<string, string>) {
+    const apiUrl = apiUrls[turn++ % apiUrls.length];
     try {
-      const response = await fetch(`${options.apiUrl}${path}`, {
+      const response = await fetch(`${apiUrl}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', ...headers },
         body,

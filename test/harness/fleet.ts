@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { platformNodeOptions } from '../../infra/node-options.ts';
 import { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import { recordedIds } from '../../sandbox-runtime/state.ts';
 import { eventually } from './eventually.ts';
 import { testFleet } from './sandbox-host.ts';
+import { freePort } from './secure-cluster.ts';
 
 // A fleet of real platform processes for one test file (issue 47): API replicas and sandbox hosts
 // started as `npm start` starts them (node with the platform's options, tsx, the process's
@@ -15,17 +16,6 @@ import { testFleet } from './sandbox-host.ts';
 // the file's own name so the replicas place only on these hosts. A process can be killed as a
 // crash (-9), stopped, and started again with the same configuration. The consumers are the
 // test's (startTestPlatform), as the platform's own stack is shared.
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export class FleetProcess {
   child: ChildProcess | undefined;
@@ -137,4 +127,36 @@ export async function clearHost(dir: string): Promise<void> {
   const runtime = new SandboxRuntime({ dir });
   for (const id of recordedIds(dir)) await runtime.destroy(id).catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A call to one process of the fleet with an API key: a JSON body, raw bytes, or none. */
+export function callWithKey(
+  process: { url: string },
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  const raw = body instanceof Uint8Array;
+  return fetch(`${process.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined
+        ? {}
+        : { 'content-type': raw ? 'application/octet-stream' : 'application/json' }),
+    },
+    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
+  });
+}
+
+/** An answer's JSON, once its status is the one expected (the body is in the failure's message). */
+export async function answered(
+  response: Promise<Response>,
+  status = 200,
+): Promise<{ data: ReturnType<typeof JSON.parse> }> {
+  const answer = await response;
+  const text = await answer.text();
+  expect(answer.status, text).toBe(status);
+  return JSON.parse(text);
 }

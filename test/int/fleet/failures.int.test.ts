@@ -3,7 +3,14 @@ import { createApiKey, createOrg, grantCredit } from '../../../api/admin/command
 import { setHostDraining } from '../../../api/admin/hosts.ts';
 import { writeOffLostHosts } from '../../../jobs/lost-hosts.ts';
 import { logger } from '../../../platform/logger.ts';
-import { clearHost, type FleetProcess, startFleet, type TestFleet } from '../../harness/fleet.ts';
+import {
+  answered,
+  callWithKey,
+  clearHost,
+  type FleetProcess,
+  startFleet,
+  type TestFleet,
+} from '../../harness/fleet.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 
 // Hosts fail like machines do (issue 47): a sandbox host killed with -9 is started again and
@@ -19,26 +26,9 @@ let api: FleetProcess;
 
 type Host = TestFleet['hosts'][number];
 
-function call(method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${api.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-async function json(
-  response: Promise<Response>,
-  status = 200,
-): Promise<{ data: ReturnType<typeof JSON.parse> }> {
-  const answer = await response;
-  const text = await answer.text();
-  expect(answer.status, text).toBe(status);
-  return JSON.parse(text);
-}
+/** A call to the fleet's replica with the file's key. */
+const call = (method: string, path: string, body?: unknown) => callWithKey(api, key, method, path, body);
+const json = answered;
 
 async function errorOf(response: Response): Promise<{ code: string; message: string }> {
   return ((await response.json()) as { error: { code: string; message: string } }).error;

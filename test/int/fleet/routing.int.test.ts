@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createOrg, grantCredit } from '../../../api/admin/commands.ts';
-import { type FleetProcess, startFleet, type TestFleet } from '../../harness/fleet.ts';
+import { answered, callWithKey, type FleetProcess, startFleet, type TestFleet } from '../../harness/fleet.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { openScreen } from '../../harness/rfb-client.ts';
 
@@ -18,37 +18,10 @@ let key: string;
 let first: FleetProcess;
 let second: FleetProcess;
 
-/** A call to one replica with the file's key; a JSON body, raw bytes, or none. */
-function call(
-  api: FleetProcess,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  const raw = body instanceof Uint8Array;
-  return fetch(`${api.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined
-        ? {}
-        : { 'content-type': raw ? 'application/octet-stream' : 'application/json' }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
-  });
-}
-
-async function json(
-  response: Promise<Response>,
-  status = 200,
-): Promise<{ data: ReturnType<typeof JSON.parse> }> {
-  const answer = await response;
-  const text = await answer.text();
-  expect(answer.status, text).toBe(status);
-  return JSON.parse(text);
-}
+/** A call to one replica with the file's key. */
+const call = (api: FleetProcess, method: string, path: string, body?: unknown) =>
+  callWithKey(api, key, method, path, body);
+const json = answered;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
