@@ -11,10 +11,20 @@ import { type Fleet, HostUnreachable } from './fleet.ts';
 // How an API replica calls a sandbox host (schemas/sandbox-hosts.ts): undici over kept-alive
 // connections, the shared secret on every call. A host that refuses answers in the public error
 // shape, passed on to the caller as it is; a host that cannot be reached (its lease run out, its
-// port closed, no answer to a connect within a second) is a 503 with Retry-After, never a hang.
+// port closed, no answer to a connect within a second, or a hung process) is a 503 with
+// Retry-After, never a hang.
 
 /** A host that does not accept a connection within this long is unreachable (a machine gone). */
 const connectTimeoutMs = 1_000;
+
+/**
+ * A call may rightly take minutes (an exec, a desktop start), so its answer is not timed; instead,
+ * from this long after it was sent until its answer starts, the host's /healthz is asked every
+ * this often, each answer due within as long: a live host answers at once whatever it is doing,
+ * and one that does not (stopped, its event loop stuck, its machine gone without a reset) is cut
+ * off, the caller hearing 503 within about twice this.
+ */
+const watchEveryMs = 1_000;
 
 export interface HostCall {
   method: 'GET' | 'POST' | 'PUT';
@@ -89,6 +99,7 @@ export class HostClient {
       headers['content-type'] = 'application/json';
     }
     let response: Dispatcher.ResponseData;
+    const watch = this.watchWhileWaiting(hostId, host.url, controller);
     try {
       response = await request(url, {
         dispatcher: this.agent,
@@ -100,10 +111,44 @@ export class HostClient {
     } catch (error) {
       untrack();
       throw this.unreachable(hostId, error, controller);
+    } finally {
+      watch.stop();
     }
     response.body.once('close', untrack);
     if (response.statusCode >= 400) throw await this.refusal(hostId, response);
     return response;
+  }
+
+  /** Asks the host's /healthz every second while a call waits for its answer; aborts the call if it goes unanswered. */
+  private watchWhileWaiting(hostId: string, hostUrl: string, call: AbortController): { stop(): void } {
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const probe = async () => {
+      const alive = await request(new URL('/healthz', hostUrl), {
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(watchEveryMs),
+      }).then(
+        async (answer) => {
+          await answer.body.dump();
+          return answer.statusCode === 200;
+        },
+        () => false,
+      );
+      if (stopped) return;
+      if (!alive) {
+        this.logger.warn({ hostId }, 'sandboxes: a sandbox host stopped answering during a call; cut off');
+        call.abort(new HostUnreachable(hostId));
+        return;
+      }
+      timer = setTimeout(probe, watchEveryMs);
+    };
+    timer = setTimeout(probe, watchEveryMs);
+    return {
+      stop() {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
   }
 
   /** A JSON answer, parsed with the protocol's schema. */

@@ -66,6 +66,11 @@ export class FleetProcess {
     await gone;
   }
 
+  /** Stops (SIGSTOP) or continues (SIGCONT) the process: a host hung, then back. */
+  hang(hung: boolean): void {
+    this.child?.kill(hung ? 'SIGSTOP' : 'SIGCONT');
+  }
+
   /** A drain (SIGTERM), as the supervisor stops it. */
   stop(): Promise<void> {
     return this.kill('SIGTERM');

@@ -97,6 +97,40 @@ describe('a sandbox host', () => {
     expect((await json(call('GET', path))).data).toMatchObject({ status: 'running', host: sandbox.host });
   }, 180_000);
 
+  it('hung (SIGSTOP) holds no caller hostage: a call in flight and a new one are 503 within about 2 s', async () => {
+    const sandbox = (await json(call('POST', '/api/sandboxes', {}), 201)).data;
+    const path = `/api/sandboxes/${sandbox.id}`;
+    const holder = (
+      await Promise.all(
+        fleet.hosts.map(async (each) => ((await idByName(each)) === sandbox.host ? each : undefined)),
+      )
+    ).find((each) => each !== undefined);
+    if (!holder) throw new Error('no host holds the sandbox');
+    // A call under way when the host hangs, and one sent while it hangs.
+    const inFlight = call('POST', `${path}/exec`, { command: 'sleep 1; echo late' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    holder.hang(true);
+    try {
+      const asked = Date.now();
+      const refused = await call('POST', `${path}/exec`, { command: 'true' });
+      const tookMs = Date.now() - asked;
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(tookMs).toBeLessThan(2_500);
+      expect((await inFlight).status).toBe(503);
+    } finally {
+      holder.hang(false);
+    }
+    // Back, it serves again.
+    await eventually(
+      async () =>
+        (await call('POST', `${path}/exec`, { command: 'true' })).status === 200 ? true : undefined,
+      15_000,
+      'the host serving again',
+    );
+    await json(call('DELETE', path));
+  }, 60_000);
+
   it('drained gets no new sandbox, while the ones it holds keep running', async () => {
     const [drained, other] = fleet.hosts as [Host, Host];
     const drainedId = await idByName(drained);
