@@ -134,11 +134,12 @@ export const desktopRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = asy
         path: hostPath(hostPaths.screenshot, sandbox.id),
         query: { region: query.region },
       });
-      for (const header of ['content-length', 'x-image-width', 'x-image-height']) {
+      for (const header of ['x-image-width', 'x-image-height']) {
         const value = shot.headers[header];
         if (typeof value === 'string') reply.header(header, value);
       }
-      return reply.type('image/png').send(shot.body);
+      // A screenshot is small and wanted whole: taken in one piece, it goes out in one write.
+      return reply.type('image/png').send(Buffer.from(await shot.body.arrayBuffer()));
     },
   });
 
