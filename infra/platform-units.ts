@@ -20,6 +20,8 @@ export const processEntries = {
 } as const;
 
 interface Fleet {
+  /** The machine's name: the second host and on are named after it with their number. */
+  machine: string;
   apiReplicas: number;
   sandboxHosts: number;
   apiPort: number;
@@ -49,6 +51,7 @@ export function platformUnits(fleet: Fleet): PlatformUnit[] {
       ORRERY_SANDBOX_HOST_URL: `http://127.0.0.1:${fleet.hostPort + i}`,
       ORRERY_SANDBOX_DIR: nth(fleet.sandboxDir, i),
       ORRERY_SANDBOX_HOST_API_URL: apiUrls.join(','),
+      ORRERY_SANDBOX_HOST_NAME: nth(fleet.machine, i),
     },
   }));
   return [

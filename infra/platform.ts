@@ -14,6 +14,7 @@ const { logger } = await import('../platform/logger.ts');
 
 const { fleet } = config();
 const units = platformUnits({
+  machine: fleet.host.name,
   apiReplicas: fleet.local.apiReplicas,
   sandboxHosts: fleet.local.sandboxHosts,
   apiPort: config().api.port,

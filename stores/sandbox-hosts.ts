@@ -109,16 +109,14 @@ export class SandboxHosts {
     return result.rows.map(fromRow);
   }
 
-  /** A host by its id, or by its name when exactly one host has that name. */
-  async find(idOrName: string): Promise<FleetHost | undefined> {
+  /** The hosts a word names: the one with that id, else every host of that name (people's names repeat). */
+  async named(idOrName: string): Promise<FleetHost[]> {
     const result = await this.pool.query<HostRow>(
-      `SELECT ${hostColumns} FROM sandbox_hosts WHERE host_id = $1 OR name = $1 ORDER BY host_id = $1 DESC`,
+      `SELECT ${hostColumns} FROM sandbox_hosts WHERE host_id = $1 OR name = $1 ORDER BY host_id = $1 DESC, host_id`,
       [idOrName],
     );
-    const [first, second] = result.rows;
-    if (!first) return undefined;
-    if (first.host_id !== idOrName && second) return undefined;
-    return fromRow(first);
+    const [first] = result.rows;
+    return first?.host_id === idOrName ? [fromRow(first)] : result.rows.map(fromRow);
   }
 
   /** Drains a host (no new placements) or takes the drain back; answers the host as it is now. */

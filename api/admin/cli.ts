@@ -25,7 +25,7 @@ const usage = `usage:
   npm run admin -- tracing enable --org <org_id> [--json]
   npm run admin -- tracing requests [--json]      (orgs that asked to join the beta, oldest first)
   npm run admin -- member add --org <org_id> --email <email> --role <role> [--json]
-  npm run admin -- host list [--json]                  (the sandbox hosts: live, draining, what each holds)
+  npm run admin -- host list [--all] [--json]          (this fleet's sandbox hosts, or every fleet's: live, draining, what each holds)
   npm run admin -- host drain <host> [--json]          (no new sandboxes there; what runs keeps running)
   npm run admin -- host undrain <host> [--json]
 scopes: ${scopes.join(', ')}
@@ -47,6 +47,7 @@ function parse() {
         role: { type: 'string' },
         reason: { type: 'string', default: 'admin grant' },
         json: { type: 'boolean', default: false },
+        all: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -97,7 +98,7 @@ async function run(deps: AdminDeps, command: string, values: ReturnType<typeof p
     case 'tracing requests':
       return tracingRequests(deps.pool);
     case 'host list':
-      return listHosts(deps.pool);
+      return listHosts(deps.pool, values.all ? undefined : config().fleet.name);
     case 'host drain':
     case 'host undrain': {
       const named = positionalHost();
@@ -178,6 +179,7 @@ function describe(command: string, result: unknown, values: ReturnType<typeof pa
         [
           host.hostId,
           host.name,
+          host.fleet,
           host.lost ? 'lost' : host.live ? 'live' : 'gone',
           host.draining ? 'draining' : 'placing',
           `${host.sandboxes} sandboxes`,

@@ -4,7 +4,13 @@ import { parseConfig } from '../../../platform/config.ts';
 
 // What `npm start` runs (infra/platform-units.ts): one of each by default, or a local fleet.
 
-const fleet = { apiPort: 8080, hostPort: 8092, sandboxDir: '.sandboxes', externalStack: false };
+const fleet = {
+  machine: 'vm',
+  apiPort: 8080,
+  hostPort: 8092,
+  sandboxDir: '.sandboxes',
+  externalStack: false,
+};
 
 describe('the processes npm start supervises', () => {
   it('are one API, the consumers, the jobs, one sandbox host and the watcher by default', () => {
@@ -15,6 +21,7 @@ describe('the processes npm start supervises', () => {
       ORRERY_SANDBOX_HOST_URL: 'http://127.0.0.1:8092',
       ORRERY_SANDBOX_DIR: '.sandboxes',
       ORRERY_SANDBOX_HOST_API_URL: 'http://127.0.0.1:8080',
+      ORRERY_SANDBOX_HOST_NAME: 'vm',
     });
   });
 
@@ -32,6 +39,7 @@ describe('the processes npm start supervises', () => {
     const hosts = units.filter((unit) => unit.entry === 'sandbox-host/main.ts');
     expect(hosts.map((unit) => unit.env.ORRERY_SANDBOX_DIR)).toEqual(['.sandboxes', '.sandboxes-2']);
     expect(hosts.map((unit) => unit.env.ORRERY_SANDBOX_HOST_PORT)).toEqual(['8092', '8093']);
+    expect(hosts.map((unit) => unit.env.ORRERY_SANDBOX_HOST_NAME)).toEqual(['vm', 'vm-2']);
     // Each host announces itself to either replica, whichever answers.
     for (const host of hosts)
       expect(host.env.ORRERY_SANDBOX_HOST_API_URL).toBe('http://127.0.0.1:8080,http://127.0.0.1:8081');
