@@ -51,7 +51,7 @@ module.exports = {
     },
   ],
   options: {
-    exclude: { path: '(^|/)(node_modules|dist)/|^(\\.venv|\\.stack|\\.sandboxes)/' },
+    exclude: { path: '(^|/)(node_modules|dist)/|^(\\.venv|\\.stack|\\.sandboxes|\\.sandboxes-[0-9]+)/' },
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
