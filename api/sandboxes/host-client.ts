@@ -19,12 +19,12 @@ const connectTimeoutMs = 1_000;
 
 /**
  * A call may rightly take minutes (an exec, a desktop start), so its answer is not timed; instead,
- * from this long after it was sent until its answer starts, the host's /healthz is asked every
- * this often, each answer due within as long: a live host answers at once whatever it is doing,
- * and one that does not (stopped, its event loop stuck, its machine gone without a reset) is cut
- * off, the caller hearing 503 within about twice this.
+ * from `watch.afterMs` after it was sent until its answer starts, the host's /healthz is asked, each
+ * answer due within `watch.answerMs`, then again each `watch.answerMs`: a live host answers at once
+ * whatever it is doing, and one that does not (stopped, its event loop stuck, its machine gone
+ * without a reset) is cut off, the caller hearing 503 within about 1.5 s of the call.
  */
-const watchEveryMs = 1_000;
+const watch = { afterMs: 500, answerMs: 1_000 } as const;
 
 export interface HostCall {
   method: 'GET' | 'POST' | 'PUT';
@@ -99,7 +99,7 @@ export class HostClient {
       headers['content-type'] = 'application/json';
     }
     let response: Dispatcher.ResponseData;
-    const watch = this.watchWhileWaiting(hostId, host.url, controller);
+    const watching = this.watchWhileWaiting(hostId, host.url, controller);
     try {
       response = await request(url, {
         dispatcher: this.agent,
@@ -112,21 +112,21 @@ export class HostClient {
       untrack();
       throw this.unreachable(hostId, error, controller);
     } finally {
-      watch.stop();
+      watching.stop();
     }
     response.body.once('close', untrack);
     if (response.statusCode >= 400) throw await this.refusal(hostId, response);
     return response;
   }
 
-  /** Asks the host's /healthz every second while a call waits for its answer; aborts the call if it goes unanswered. */
+  /** Asks the host's /healthz while a call waits for its answer (see `watch`); aborts the call if it goes unanswered. */
   private watchWhileWaiting(hostId: string, hostUrl: string, call: AbortController): { stop(): void } {
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
     const probe = async () => {
       const alive = await request(new URL('/healthz', hostUrl), {
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(watchEveryMs),
+        signal: AbortSignal.timeout(watch.answerMs),
       }).then(
         async (answer) => {
           await answer.body.dump();
@@ -140,9 +140,9 @@ export class HostClient {
         call.abort(new HostUnreachable(hostId));
         return;
       }
-      timer = setTimeout(probe, watchEveryMs);
+      timer = setTimeout(probe, watch.answerMs);
     };
-    timer = setTimeout(probe, watchEveryMs);
+    timer = setTimeout(probe, watch.afterMs);
     return {
       stop() {
         stopped = true;
