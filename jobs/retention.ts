@@ -5,6 +5,7 @@ import { logger } from '../platform/logger.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
 import { deleteExpiredDeviceLogins } from '../stores/device-logins.ts';
 import { forgetExpiredTraces } from '../stores/ingest-ledger.ts';
+import { deleteEndedWindows } from '../stores/rate-limits.ts';
 import { deleteExpiredSessions } from '../stores/sessions.ts';
 import { dropExpiredSpanPartitions, retentionCutoff } from './span-retention.ts';
 
@@ -19,6 +20,8 @@ export interface RetentionResult {
   forgottenRequestIds: number;
   /** Sessions past their expiry, and command-line logins a day past theirs. */
   endedLogins: number;
+  /** Counts of login attempts whose window has ended (on the database's clock, not `now`). */
+  endedAttemptWindows: number;
 }
 
 export async function runRetention(
@@ -42,11 +45,14 @@ export async function runRetention(
   // Postgres: dashboard sessions and command-line logins that can no longer be used.
   const endedLogins =
     (await deleteExpiredSessions(stores.pool, now)) + (await deleteExpiredDeviceLogins(stores.pool, now));
+  // Postgres: attempt counts of windows that have ended, which the next attempt would restart anyway.
+  const endedAttemptWindows = await deleteEndedWindows(stores.pool);
   return {
     droppedPartitions,
     forgottenTraces,
     forgottenRequestIds: (keys.rowCount ?? 0) + (counted.rowCount ?? 0),
     endedLogins,
+    endedAttemptWindows,
   };
 }
 

@@ -1,22 +1,27 @@
 import type { Server } from 'node:http';
 import { type FastifyBaseLogger, type FastifyHttpOptions, LogController } from 'fastify';
 import { config } from './config.ts';
-import type { HttpTimeouts } from './http-settings.ts';
+import type { HttpSettings, HttpTimeouts } from './http-settings.ts';
 import type { Logger } from './logger.ts';
 
+/** A server's timeouts, and whom it believes about a client's address (none when left out). */
+export type ServerHttpSettings = HttpTimeouts & Partial<Pick<HttpSettings, 'trustProxy'>>;
+
 /**
- * Options every Fastify server of ours shares: our pino logger, no per-request log lines, and
- * the timeouts that cut off a slow or lying client (platform/http-settings.ts).
+ * Options every Fastify server of ours shares: our pino logger, no per-request log lines, the
+ * timeouts that cut off a slow or lying client, and the proxies whose X-Forwarded-For makes
+ * `request.ip` (platform/http-settings.ts).
  */
 export function serverOptions(
   logger: Logger,
-  timeouts: HttpTimeouts = config().http,
+  http: ServerHttpSettings = config().http,
 ): FastifyHttpOptions<Server> {
   return {
     loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    ...timeoutOptions(timeouts),
+    trustProxy: http.trustProxy ?? false,
+    ...timeoutOptions(http),
   };
 }
 

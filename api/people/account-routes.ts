@@ -12,6 +12,7 @@ import { claimEmail, personByEmail, personById, releaseEmail } from '../../store
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, Unavailable } from '../errors.ts';
 import { sessionAnswer, sessionData } from './answers.ts';
+import { attemptLimiter } from './attempt-limits.ts';
 import { commandMeta, type PeopleRouteDeps, personCommandMeta } from './commands.ts';
 import { refuseCrossSite } from './cross-site.ts';
 import { decideAcceptance } from './invitations.ts';
@@ -57,15 +58,15 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
 
   // Two windows of one limiter library, one per address and one per account, so that spreading
   // attempts over many addresses does not help against one account.
-  const perAddress = app.createRateLimit({
-    max: loginAttemptLimits.perAddress.max,
-    timeWindow: loginAttemptLimits.perAddress.windowMs,
-    keyGenerator: (request) => `login-address:${request.ip}`,
+  const perAddress = attemptLimiter(app, {
+    name: 'login-address',
+    ...loginAttemptLimits.perAddress,
+    subject: (request) => request.ip,
   });
-  const perAccount = app.createRateLimit({
-    max: loginAttemptLimits.perAccount.max,
-    timeWindow: loginAttemptLimits.perAccount.windowMs,
-    keyGenerator: (request) => `login-account:${(request.body as { email: string }).email}`,
+  const perAccount = attemptLimiter(app, {
+    name: 'login-account',
+    ...loginAttemptLimits.perAccount,
+    subject: (request) => (request.body as { email: string }).email,
   });
 
   app.post(
@@ -130,8 +131,8 @@ export const accountRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app,
     },
     async (request, reply) => {
       for (const limiter of [perAddress, perAccount]) {
-        const limit = await limiter(request);
-        if (!limit.isAllowed && limit.isExceeded) throw tooManyAttempts(limit.ttlInSeconds);
+        const waitSeconds = await limiter(request);
+        if (waitSeconds !== undefined) throw tooManyAttempts(waitSeconds);
       }
       const { email, password } = request.body;
       const person = await personByEmail(pool, email);

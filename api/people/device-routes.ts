@@ -21,6 +21,7 @@ import { newApiKey } from '../auth/api-keys.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError } from '../errors.ts';
 import { requestOrigin } from './answers.ts';
+import { attemptLimiter } from './attempt-limits.ts';
 import { commandMeta, type PeopleRouteDeps } from './commands.ts';
 import { oauthError, useOauthConventions } from './oauth-errors.ts';
 
@@ -102,10 +103,11 @@ function newUserCode(): string {
 export const deviceRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, deps) => {
   const { pool, commands, now } = deps;
   await useOauthConventions(app);
-  const perAddress = app.createRateLimit({
+  const perAddress = attemptLimiter(app, {
+    name: 'device-code',
     max: 10,
-    timeWindow: 60_000,
-    keyGenerator: (r) => `device-code:${r.ip}`,
+    windowMs: 60_000,
+    subject: (request) => request.ip,
   });
 
   app.post(
@@ -119,12 +121,12 @@ export const deviceRoutes: FastifyPluginAsyncZod<PeopleRouteDeps> = async (app, 
       },
     },
     async (request) => {
-      const limit = await perAddress(request);
-      if (!limit.isAllowed && limit.isExceeded)
+      const waitSeconds = await perAddress(request);
+      if (waitSeconds !== undefined)
         throw new ApiError(
           'slow_down',
           429,
-          `Too many logins started from here: wait ${limit.ttlInSeconds} seconds.`,
+          `Too many logins started from here: wait ${waitSeconds} seconds.`,
         );
       const deviceCode = randomBytes(32).toString('base64url');
       const created = now();

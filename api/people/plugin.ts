@@ -5,6 +5,7 @@ import type { EventProducer } from '../../producers/producer.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler, jsonErrorFormat } from '../errors.ts';
 import { accountRoutes } from './account-routes.ts';
+import { attemptCounts } from './attempt-limits.ts';
 import { PeopleCommands } from './commands.ts';
 import { deviceApprovalRoutes } from './device-approval-routes.ts';
 import { deviceRoutes } from './device-routes.ts';
@@ -31,8 +32,10 @@ export const peoplePlugin: FastifyPluginAsyncZod<PeopleDeps> = async (
   { pool, directory, producer, now, ready },
 ) => {
   app.setErrorHandler(errorHandler(jsonErrorFormat));
-  // Limits are counted in this process's memory: one API process serves a deployment here.
-  await app.register(rateLimit, { global: false });
+  // Attempts are counted in Postgres, shared by every replica (attempt-limits.ts). An attempt
+  // that cannot be counted is refused (skipOnError off: the store's 503 is thrown), never let
+  // through as if no limit applied.
+  await app.register(rateLimit, { global: false, store: attemptCounts(pool, app.log), skipOnError: false });
   const deps = {
     pool,
     directory,

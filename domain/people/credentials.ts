@@ -28,7 +28,7 @@ export const personName = z.string().trim().min(1).max(100);
 
 /**
  * Login attempts allowed before 429 (OWASP's credential-stuffing defences): per address, and per
- * account whatever the address, each in a sliding window.
+ * account whatever the address, each in a window that starts with its first attempt.
  */
 export const loginAttemptLimits = {
   perAddress: { max: 30, windowMs: 60_000 },

@@ -150,6 +150,9 @@ describe('the checks can fail', () => {
     const mechanism = await helm('template', 'orrery', chart, '--set', 'kafka.sasl.mechanism=SCRAM');
     expect(mechanism.code).toBe(1);
     expect(mechanism.stderr).toContain('/kafka/sasl/mechanism');
+    const hopCount = await helm('template', 'orrery', chart, '--set-string', 'api.trustProxy=1');
+    expect(hopCount.code).toBe(1);
+    expect(hopCount.stderr).toContain('/api/trustProxy');
   });
 
   it('refuses values that render but cannot run, as platform/kafka-settings.ts would at start-up', async () => {
@@ -274,6 +277,10 @@ describe('what a person relies on', () => {
     const podLabels = find(defaults, 'Deployment', 'orrery-api').spec!.template!.metadata.labels;
     expect(podLabels).toMatchObject(service.spec!.selector as Record<string, string>);
     expect(service.spec!.ports).toEqual([{ name: 'http', port: 8080, targetPort: 'http' }]);
+    // Clients' addresses (the per-address login limit's) come from the proxies named, and no others.
+    expect(env(api, 'ORRERY_TRUST_PROXY')).toBeUndefined();
+    const behindProxies = processes(everything).get('api')!.container;
+    expect(env(behindProxies, 'ORRERY_TRUST_PROXY')?.value).toBe('10.0.0.0/8,192.168.0.0/16');
   });
 
   it('probes each process on a port it declares, the consumers on 8090 and the jobs on 8091', () => {

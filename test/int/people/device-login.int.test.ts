@@ -3,7 +3,7 @@ import { deviceGrantType } from '../../../api/people/device-routes.ts';
 import { deviceLoginTiming } from '../../../domain/people/device-login.ts';
 import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { type TestClock, testClock } from '../sandboxes/given.ts';
-import { asPerson, signUp } from './given.ts';
+import { anAddress, asPerson, signUp } from './given.ts';
 
 // The command-line login's server side (issue 15, item 2; RFC 8628): the CLI asks for a code and
 // polls, a person approves it on the dashboard, and the CLI collects an org key with traces:write
@@ -21,11 +21,15 @@ afterAll(() => platform.stop());
 const afterInterval = () =>
   clock.advance(deviceLoginTiming.intervalSeconds + deviceLoginTiming.slowDownSeconds + 1);
 
+/** This file's logins all start from one address, which no other test's share. */
+const clientAddress = anAddress();
+
 async function startLogin() {
   const answer = await platform.api.inject({
     method: 'POST',
     url: '/api/auth/device/code',
     payload: { client_id: 'orrery-cli' },
+    remoteAddress: clientAddress,
   });
   expect(answer.statusCode, answer.body).toBe(200);
   return answer.json() as {

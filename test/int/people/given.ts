@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
 // A person at the dashboard, as a browser would be: the session cookie the API set, and the
@@ -13,6 +13,13 @@ export interface LoggedIn {
 }
 
 export const uniqueEmail = (who: string) => `${who}-${randomUUID().slice(0, 8)}@Example.com`;
+
+/**
+ * A client address (10.0.0.0/8, drawn) for a test's limited requests. Attempts are counted in the
+ * stack's Postgres for every process (api/people/attempt-limits.ts), so requests all from
+ * 127.0.0.1 would share one per-address count with every other test and run of the last minute.
+ */
+export const anAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 export const password = 'correct horse battery staple';
 
 /** The `name=value` of the session cookie an answer set, or undefined. */

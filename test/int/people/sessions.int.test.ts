@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginAttemptLimits } from '../../../domain/people/credentials.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
-import { asPerson, loggedIn, password, signUp, uniqueEmail } from './given.ts';
+import { anAddress, asPerson, loggedIn, password, signUp, uniqueEmail } from './given.ts';
 
 // Sign-up, login, logout and the session (issue 15, item 1), through the API's HTTP surface with
 // the real stack: the person stream and the org stream projected, sessions in Postgres.
@@ -16,12 +16,15 @@ beforeAll(async () => {
 });
 afterAll(() => platform.stop());
 
+/** This file's logins all come from one address, which no other test's share. */
+const clientAddress = anAddress();
 const login = (email: string, secret: string, headers: Record<string, string> = {}) =>
   platform.api.inject({
     method: 'POST',
     url: '/api/auth/login',
     payload: { email, password: secret },
     headers,
+    remoteAddress: clientAddress,
   });
 
 describe('sign-up', () => {

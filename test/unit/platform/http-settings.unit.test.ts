@@ -1,13 +1,20 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../platform/config.ts';
-import { checkingIntervalMs } from '../../../platform/server-options.ts';
+import { logger } from '../../../platform/logger.ts';
+import { checkingIntervalMs, serverOptions } from '../../../platform/server-options.ts';
 
 // ORRERY_HTTP_*: the HTTP servers' timeouts (platform/http-settings.ts), and how often Node is
-// asked to check them (platform/server-options.ts).
+// asked to check them (platform/server-options.ts). ORRERY_TRUST_PROXY: whose X-Forwarded-For
+// makes `request.ip`, which the per-address login limit counts by.
 
 describe('ORRERY_HTTP_*', () => {
   it('defaults to 60 s for headers, 300 s for the whole request, 72 s for an idle keep-alive', () => {
-    expect(parseConfig({}).http).toEqual({ headersMs: 60_000, requestMs: 300_000, keepAliveMs: 72_000 });
+    expect(parseConfig({}).http).toMatchObject({
+      headersMs: 60_000,
+      requestMs: 300_000,
+      keepAliveMs: 72_000,
+    });
   });
 
   it('takes each in milliseconds', () => {
@@ -16,7 +23,7 @@ describe('ORRERY_HTTP_*', () => {
       ORRERY_HTTP_REQUEST_TIMEOUT_MS: '2000',
       ORRERY_HTTP_KEEP_ALIVE_TIMEOUT_MS: '500',
     }).http;
-    expect(http).toEqual({ headersMs: 1000, requestMs: 2000, keepAliveMs: 500 });
+    expect(http).toMatchObject({ headersMs: 1000, requestMs: 2000, keepAliveMs: 500 });
   });
 
   it('refuses headers that may take longer than the whole request, naming the variable', () => {
@@ -30,6 +37,60 @@ describe('ORRERY_HTTP_*', () => {
       expect(() => parseConfig({ ORRERY_HTTP_REQUEST_TIMEOUT_MS: value })).toThrow(
         /ORRERY_HTTP_REQUEST_TIMEOUT_MS/,
       );
+  });
+});
+
+/** `request.ip` on a server made from `ORRERY_TRUST_PROXY`, for a connection from `peer`. */
+async function clientAddress(trustProxy: string | undefined, peer: string, forwardedFor?: string) {
+  const environment = trustProxy === undefined ? {} : { ORRERY_TRUST_PROXY: trustProxy };
+  const server = Fastify(serverOptions(logger, parseConfig(environment).http));
+  server.get('/ip', async (request) => request.ip);
+  try {
+    const answer = await server.inject({
+      url: '/ip',
+      remoteAddress: peer,
+      headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+    });
+    return answer.body;
+  } finally {
+    await server.close();
+  }
+}
+
+describe('ORRERY_TRUST_PROXY', () => {
+  const balancer = '10.0.4.7';
+  const client = '203.0.113.9';
+
+  it('unset or false: trusts nobody, so a forged X-Forwarded-For is ignored', async () => {
+    expect(parseConfig({}).http.trustProxy).toBe(false);
+    expect(await clientAddress(undefined, client, '198.51.100.1')).toBe(client);
+    expect(await clientAddress('false', client, '198.51.100.1')).toBe(client);
+  });
+
+  it("the balancer's CIDR: the client it forwards for, and nothing a client in front of it claims", async () => {
+    expect(parseConfig({ ORRERY_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).http.trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ]);
+    expect(await clientAddress('10.0.0.0/8', balancer, client)).toBe(client);
+    // The client sent its own X-Forwarded-For; the balancer added the address it saw.
+    expect(await clientAddress('10.0.0.0/8', balancer, `198.51.100.1, ${client}`)).toBe(client);
+    // A client reaching the API directly, outside the CIDR, is not believed.
+    expect(await clientAddress('10.0.0.0/8', client, '198.51.100.1')).toBe(client);
+  });
+
+  it('true: trusts every hop, so the first address forwarded for is the client', async () => {
+    expect(await clientAddress('true', balancer, `${client}, 10.0.4.8`)).toBe(client);
+  });
+
+  it('refuses a hop count and what is not an address or CIDR, naming the variable', () => {
+    expect(() => parseConfig({ ORRERY_TRUST_PROXY: '1' })).toThrow(/ORRERY_TRUST_PROXY: a hop count/);
+    for (const value of ['yes', '10.0.0.0/33', '10.0.0.1,balancer', '::1/129', '10.0.0.0/8/1'])
+      expect(() => parseConfig({ ORRERY_TRUST_PROXY: value })).toThrow(/ORRERY_TRUST_PROXY: not an address/);
+    expect(parseConfig({ ORRERY_TRUST_PROXY: 'loopback,fd00::/8' }).http.trustProxy).toEqual([
+      'loopback',
+      'fd00::/8',
+    ]);
   });
 });
 
