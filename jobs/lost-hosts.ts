@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import { recordRunLost } from '../producers/run.ts';
-import { recordSandboxCommand } from '../producers/sandbox.ts';
+import { recordSandboxCommand, sandboxCommand } from '../producers/sandbox.ts';
 import { RunStore } from '../stores/runs.ts';
 import { SandboxHosts } from '../stores/sandbox-hosts.ts';
 import { SandboxStore } from '../stores/sandboxes.ts';
@@ -51,19 +50,15 @@ async function writeOff(deps: LostHostsDeps, hostId: string): Promise<WrittenOff
   const now = deps.now ?? (() => new Date());
   const sandboxes = new SandboxStore(deps.pool);
   const runs = new RunStore(deps.pool);
-  const waitForVersion = (id: string, version: number) =>
-    sandboxes.waitForVersion(id, version, deps.projectionTimeoutMs ?? 15_000);
+  const record = {
+    producer: deps.producer,
+    readModel: sandboxes,
+    timeoutMs: deps.projectionTimeoutMs ?? 15_000,
+  };
   const off: WrittenOff = { hostId, sandboxes: [], runs: [] };
   for (const loaded of await sandboxes.heldBy(hostId)) {
     const { sandbox } = loaded;
-    const command = {
-      type: 'MarkLost',
-      eventId: randomUUID(),
-      sandboxId: sandbox.id,
-      orgId: sandbox.orgId,
-      now: now(),
-    } as const;
-    await recordSandboxCommand({ producer: deps.producer, waitForVersion }, command, loaded);
+    await recordSandboxCommand(record, sandboxCommand(sandbox, 'MarkLost', now()), loaded);
     off.sandboxes.push(sandbox.id);
   }
   for (const { run } of await runs.active(hostId)) {

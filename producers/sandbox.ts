@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { decide, type SandboxCommand } from '../domain/sandboxes/decide.ts';
 import type { SandboxEvent } from '../domain/sandboxes/events.ts';
 import { evolve, type Sandbox } from '../domain/sandboxes/sandbox.ts';
@@ -28,8 +29,32 @@ export class ReadModelBehind extends Error {
 
 export interface RecordDeps {
   producer: EventProducer;
-  /** Resolves true once the read model has applied `version` events to the sandbox. */
-  waitForVersion(sandboxId: string, version: number): Promise<boolean>;
+  /** The read model (stores/sandboxes.ts): true once it has applied `version` events to the sandbox. */
+  readModel: { waitForVersion(sandboxId: string, version: number, timeoutMs: number): Promise<boolean> };
+  /** How long to wait for it before ReadModelBehind (503). */
+  timeoutMs: number;
+}
+
+export type CommandBody<T extends SandboxCommand['type']> = Omit<
+  Extract<SandboxCommand, { type: T }>,
+  'eventId' | 'sandboxId' | 'orgId' | 'now' | 'type'
+>;
+
+/** A command on `sandbox`'s stream, with a fresh event id and the given time. */
+export function sandboxCommand<T extends SandboxCommand['type']>(
+  sandbox: Pick<Sandbox, 'id' | 'orgId'>,
+  type: T,
+  now: Date,
+  body?: CommandBody<T>,
+): SandboxCommand {
+  return {
+    ...body,
+    eventId: randomUUID(),
+    sandboxId: sandbox.id,
+    orgId: sandbox.orgId,
+    now,
+    type,
+  } as SandboxCommand;
 }
 
 /**
@@ -55,6 +80,7 @@ export async function recordSandboxCommand(
   const sandbox = events.reduce(evolve, base?.sandbox);
   if (!sandbox) throw new Error(`${command.type} left no sandbox`);
   const version = (base?.version ?? 0) + events.length;
-  if (!(await deps.waitForVersion(first.sandboxId, version))) throw new ReadModelBehind(first.sandboxId);
+  if (!(await deps.readModel.waitForVersion(first.sandboxId, version, deps.timeoutMs)))
+    throw new ReadModelBehind(first.sandboxId);
   return { sandbox, version };
 }

@@ -1,11 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type SandboxCommand, useRecordingIntervalSeconds } from '../domain/sandboxes/decide.ts';
 import { newSandboxId, pickDefaultName } from '../domain/sandboxes/names.ts';
 import type { CreateSandboxBody, UpdateSandboxBody } from '../domain/sandboxes/requests.ts';
 import type { Sandbox } from '../domain/sandboxes/sandbox.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { EventProducer } from '../producers/producer.ts';
-import { recordSandboxCommand } from '../producers/sandbox.ts';
+import { type CommandBody, recordSandboxCommand, sandboxCommand } from '../producers/sandbox.ts';
 import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import type { Loaded, SandboxStore } from '../stores/sandboxes.ts';
 import { type ConvergeDeps, converge } from './converge.ts';
@@ -40,11 +40,6 @@ export interface CommandDeps {
   projectionTimeoutMs: number;
 }
 
-type Body<T extends SandboxCommand['type']> = Omit<
-  Extract<SandboxCommand, { type: T }>,
-  'eventId' | 'sandboxId' | 'orgId' | 'now'
->;
-
 /** Why a sandbox stopped being usable, for whoever holds a connection to it (the screen). */
 export type Unusable = 'stopped' | 'deleted' | 'lost' | 'desktop stopped';
 
@@ -66,19 +61,20 @@ export class SandboxCommands {
   /** Decides `command` on `loaded`, publishes, waits for the read model; call under the lock of `command.sandboxId`. */
   execute(command: SandboxCommand, loaded: Loaded | undefined): Promise<Loaded> {
     const { producer, store, projectionTimeoutMs } = this.deps;
-    const waitForVersion = (id: string, version: number) =>
-      store.waitForVersion(id, version, projectionTimeoutMs);
-    return recordSandboxCommand({ producer, waitForVersion }, command, loaded);
+    return recordSandboxCommand(
+      { producer, readModel: store, timeoutMs: projectionTimeoutMs },
+      command,
+      loaded,
+    );
   }
 
   /** Builds a command on `sandbox`'s stream with a fresh event id and the clock's time. */
   command<T extends SandboxCommand['type']>(
     sandbox: Pick<Sandbox, 'id' | 'orgId'>,
     type: T,
-    body?: Omit<Body<T>, 'type'>,
+    body?: CommandBody<T>,
   ): SandboxCommand {
-    const meta = { eventId: randomUUID(), sandboxId: sandbox.id, orgId: sandbox.orgId, now: this.deps.now() };
-    return { ...meta, ...body, type } as SandboxCommand;
+    return sandboxCommand(sandbox, type, this.deps.now(), body);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RunError } from '../domain/runs/errors.ts';
-import { SandboxError } from '../domain/sandboxes/errors.ts';
+import { changeNotRecordedMessage, SandboxError } from '../domain/sandboxes/errors.ts';
 import { PublishFailed } from '../producers/producer.ts';
 import { ReadModelBehind } from '../producers/sandbox.ts';
 import { NoRoom } from './room.ts';
@@ -45,7 +45,7 @@ export function refusalOf(error: unknown): Refusal | undefined {
     return {
       status: 503,
       code: 'unavailable',
-      message: 'The change could not be recorded right now: retry in a few seconds (a retry is safe).',
+      message: changeNotRecordedMessage,
       headers: retryLater,
     };
   if (error instanceof DesktopNotConfigured)

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { SandboxError } from '../../domain/sandboxes/errors.ts';
+import { changeNotRecordedMessage, SandboxError } from '../../domain/sandboxes/errors.ts';
 import { fileSizeLimitBytes } from '../../domain/sandboxes/requests.ts';
 import { PublishFailed } from '../../producers/producer.ts';
 import { ReadModelBehind } from '../../producers/sandbox.ts';
@@ -13,13 +13,7 @@ import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 // runs without a desktop). A host's refusal arrives as an ApiError already (host-client.ts).
 
 const unavailable = () =>
-  new ApiError(
-    'unavailable',
-    503,
-    'The change could not be recorded right now: retry in a few seconds (a retry is safe).',
-    undefined,
-    { 'retry-after': '5' },
-  );
+  new ApiError('unavailable', 503, changeNotRecordedMessage, undefined, { 'retry-after': '5' });
 
 /** A file's declared length over the limit, refused before a byte is passed on. */
 export const fileTooLarge = () =>

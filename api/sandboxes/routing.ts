@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { SandboxCommand } from '../../domain/sandboxes/decide.ts';
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import { noRoomMessage, sizeUnavailableMessage } from '../../domain/sandboxes/hosts.ts';
 import type { CreateSandboxBody } from '../../domain/sandboxes/requests.ts';
 import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
-import { recordSandboxCommand } from '../../producers/sandbox.ts';
+import { recordSandboxCommand, sandboxCommand } from '../../producers/sandbox.ts';
 import {
   type ActedOn,
   actedOn,
@@ -125,14 +123,8 @@ async function recordWithoutHost(
 ): Promise<Sandbox> {
   const loaded = await ctx.store.byId(sandbox.id);
   if (!loaded) throw new SandboxError('not_found');
-  const command = {
-    ...body,
-    eventId: randomUUID(),
-    sandboxId: sandbox.id,
-    orgId: sandbox.orgId,
-    now: ctx.now(),
-  } as SandboxCommand;
-  const waitForVersion = (id: string, version: number) =>
-    ctx.store.waitForVersion(id, version, ctx.projectionTimeoutMs);
-  return (await recordSandboxCommand({ producer: ctx.producer, waitForVersion }, command, loaded)).sandbox;
+  const { type, ...changes } = body;
+  const command = sandboxCommand(sandbox, type, ctx.now(), changes);
+  const deps = { producer: ctx.producer, readModel: ctx.store, timeoutMs: ctx.projectionTimeoutMs };
+  return (await recordSandboxCommand(deps, command, loaded)).sandbox;
 }

@@ -75,6 +75,10 @@ export class SandboxError extends Error {
   }
 }
 
+/** A change Kafka did not acknowledge, or the read model did not show in time (503 `unavailable`). */
+export const changeNotRecordedMessage =
+  'The change could not be recorded right now: retry in a few seconds (a retry is safe).';
+
 /**
  * A lost sandbox (its host gone for good, issue 47) is, in the spec's terms, a stopped sandbox
  * that cannot be resumed: `not_running` (409), with words that say so.
