@@ -22,6 +22,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** How many characters of the output to keep (default 8,000). */
   keepChars?: number;
+  /** The working directory (default: this process's). */
+  cwd?: string;
   /** How the program is named in the error (default: the command and its arguments). */
   described?: string;
 }
@@ -34,6 +36,7 @@ export function runToEnd(
   const keepChars = options.keepChars ?? 8000;
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
+      cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

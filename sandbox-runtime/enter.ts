@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { hostEnv, hostProgram } from './host.ts';
 import { joinCgroupsArgv } from './process-tree.ts';
+import { sandboxSeccompDir, seccompFiles } from './seccomp.ts';
 import type { SandboxRecord } from './state.ts';
 
 // Running a program inside a running sandbox, as exec and files do: the process joins the
@@ -10,12 +11,22 @@ import type { SandboxRecord } from './state.ts';
 // to the init's root and becomes root inside (uid 1000000 outside). It sees only the sandbox:
 // its files, its processes, its loopback. The program is the sandbox's own (`/bin/sh` from its
 // filesystem), and nothing of the caller's environment reaches the host programs on the way.
+// Between nsenter and the program, the sandbox's seccomp-exec puts it under the filter its init
+// has (seccomp.ts), so nothing runs in a sandbox unfiltered.
 
 export function enterArgv(record: SandboxRecord, cgroupDirs: string[], command: string[]): string[] {
   if (record.init === null) throw new Error(`sandbox ${record.id} has no init`);
   const namespaces = ['--user', '--mount', '--pid', '--ipc', '--uts', '--net', '--cgroup'];
   const nsenter = [hostProgram('nsenter'), '-t', String(record.init.pid), ...namespaces, '--root'];
-  return joinCgroupsArgv(cgroupDirs, [...nsenter, '--setuid', '0', '--setgid', '0', '--', ...command]);
+  const filtered =
+    record.seccomp === null
+      ? command
+      : [
+          `${sandboxSeccompDir}/${seccompFiles.loader}`,
+          `${sandboxSeccompDir}/${seccompFiles.filter}`,
+          ...command,
+        ];
+  return joinCgroupsArgv(cgroupDirs, [...nsenter, '--setuid', '0', '--setgid', '0', '--', ...filtered]);
 }
 
 export interface Collected {

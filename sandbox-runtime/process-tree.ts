@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { poll } from '../platform/poll.ts';
 import { joinDirs } from './cgroups.ts';
 import { hostEnv, hostProgram, processLives, processName, processStartTime } from './host.ts';
 import { type Layout, mountRootArgv, stagingMountPoint } from './sandbox-fs.ts';
+import { sandboxSeccompDir, seccompFiles } from './seccomp.ts';
 import type { SandboxRecord } from './state.ts';
 import { withUserNamespace } from './user-namespace.ts';
 
@@ -13,9 +15,11 @@ import { withUserNamespace } from './user-namespace.ts';
 //
 //   sh (joins the sandbox's cgroups)
 //   └ unshare --mount (private mount namespace: mounts the sandbox's root at /mnt, nobody sees it)
-//     └ nsenter --user (the sandbox's user namespace, as root inside = uid 1000000 outside)
-//       └ bwrap (new namespaces; binds /mnt as /, fresh /proc and /dev; the old root is dropped)
-//         └ orrery-init, pid 1: ignores every signal it can, reaps orphans, never exits
+//     └ sh (binds the seccomp filter's folder read-only at /mnt/run/orrery: seccomp.ts)
+//       └ nsenter --user (the sandbox's user namespace, as root inside = uid 1000000 outside)
+//         └ bwrap (new namespaces; binds /mnt as /, fresh /proc and /dev; the old root is
+//           │      dropped; no_new_privs and the seccomp filter, from fd 4)
+//           └ orrery-init, pid 1: ignores every signal it can, reaps orphans, never exits
 //
 // Each link execs the next, so the spawned process ends as bwrap's monitor. The init does nothing
 // but stay: later processes (exec, files, the desktop) join its namespaces through nsenter and
@@ -37,8 +41,12 @@ const initScript =
 
 const sandboxPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
-function bwrapArgs(id: string): string[] {
+/** The fd bwrap reads the compiled filter from (after the info fd, 3). */
+const seccompFd = 4;
+
+function bwrapArgs(id: string, filtered: boolean): string[] {
   return [
+    ...(filtered ? ['--seccomp', String(seccompFd)] : []),
     ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup'],
     ...['--hostname', id, '--bind', stagingMountPoint, '/', '--proc', '/proc', '--dev', '/dev'],
     ...['--as-pid-1', '--chdir', '/', '--info-fd', '3', '--clearenv', '--setenv', 'PATH', sandboxPath],
@@ -58,24 +66,50 @@ export interface Init {
   startTime: string;
 }
 
+/**
+ * `argv` run after the filter's folder is bound read-only at `/run/orrery` of the root mounted
+ * at /mnt, as the host's root in the private mount namespace: made before the sandbox's user
+ * namespace, the mount is locked inside it. No sandbox process runs while this runs, and a
+ * symlink on the way is refused, so the sandbox's files cannot steer the mount elsewhere.
+ */
+function bindSeccompArgv(seccompDir: string, argv: string[]): string[] {
+  const target = `${stagingMountPoint}${sandboxSeccompDir}`;
+  const script =
+    'for p in "$2" "$3"; do if [ -L "$p" ] || { [ -e "$p" ] && [ ! -d "$p" ]; }; then ' +
+    'echo "orrery: $p in the sandbox is not a folder; its seccomp filter cannot be mounted" >&2; exit 125; fi; done; ' +
+    'mkdir -p "$3" && mount --bind -o ro,nosuid,nodev "$1" "$3" && shift 3 && exec "$@"';
+  return ['/bin/sh', '-c', script, 'orrery-seccomp', seccompDir, dirname(target), target, ...argv];
+}
+
 /** Starts the sandbox's init and resolves once it runs (its namespaces and root are in place). */
 export function startInit(record: SandboxRecord, layout: Layout): Promise<Init> {
   return withUserNamespace(async (userNamespace) => {
-    const sandbox = [
+    const filter = record.seccomp;
+    const init = [
       ...[hostProgram('nsenter'), `--user=${userNamespace}`, '--setuid', '0', '--setgid', '0', '--'],
-      ...[hostProgram('bwrap'), ...bwrapArgs(record.id), '--', '/usr/bin/perl', '-e', initScript],
+      ...[
+        hostProgram('bwrap'),
+        ...bwrapArgs(record.id, filter !== null),
+        '--',
+        '/usr/bin/perl',
+        '-e',
+        initScript,
+      ],
     ];
+    const sandbox = filter === null ? init : bindSeccompArgv(filter, init);
     const argv = joinCgroupsArgv(
       joinDirs(record.cgroups),
       mountRootArgv(layout, record.filesystem, record.rootfs, sandbox),
     );
     const log = openSync(layout.log, 'a');
+    const program = filter === null ? undefined : openSync(join(filter, seccompFiles.filter), 'r');
     const child = spawn(argv[0]!, argv.slice(1), {
       detached: true,
       env: hostEnv,
-      stdio: ['ignore', log, log, 'pipe'],
+      stdio: ['ignore', log, log, 'pipe', ...(program === undefined ? [] : [program])],
     });
     closeSync(log);
+    if (program !== undefined) closeSync(program);
     try {
       const pid = await sandboxPid(child, layout);
       await running(pid, layout);

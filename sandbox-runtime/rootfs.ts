@@ -17,6 +17,7 @@ import { config } from '../platform/config.ts';
 import { ensureDebianPackages } from '../platform/debian-packages.ts';
 import { desktopPackages, installPackages } from './desktop/packages.ts';
 import { hostPackages, hostProgram, runHost } from './host.ts';
+import { ensureSeccomp } from './seccomp.ts';
 import { sandboxIdMap } from './user-namespace.ts';
 
 // The base root filesystem every sandbox starts from: a minimal Debian built once with
@@ -52,12 +53,13 @@ export function defaultRootfsCache(): string {
 }
 
 /**
- * Installs the runtime's host packages (host.ts) and builds the base filesystem if this version
- * is not cached yet; answers its path. Run by `npm run stack -- start`, the test harness, and a
+ * Installs the runtime's host packages (host.ts) and builds the base filesystem and the sandboxes'
+ * seccomp filter (seccomp.ts) if these versions are not cached yet; answers the filesystem's path. Run by `npm run stack -- start`, the test harness, and a
  * sandbox host as it starts (a new machine's first host builds it): it may take minutes.
  */
 export async function ensureRootfs(cacheDir: string, log: (line: string) => void): Promise<string> {
   await ensureDebianPackages(hostPackages, log);
+  await ensureSeccomp(cacheDir, log);
   const target = join(cacheDir, rootfsVersion());
   if (existsSync(join(target, marker))) return target;
   const building = `${target}.building-${process.pid}`;

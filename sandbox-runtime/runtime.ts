@@ -49,6 +49,7 @@ import {
   layoutOf,
   overlayWorks,
 } from './sandbox-fs.ts';
+import { builtSeccomp } from './seccomp.ts';
 import { readRecord, recordedIds, type SandboxRecord } from './state.ts';
 
 export type { RecoveryOutcome, SandboxState, SandboxStatus } from './lifecycle.ts';
@@ -68,10 +69,13 @@ export interface RuntimeOptions {
   /** Force a fallback: for hosts where the probe is wrong, and for tests of the fallbacks. */
   freezer?: 'auto' | 'signals';
   filesystem?: 'auto' | 'copy';
+  /** `off` starts sandboxes without the syscall filter: only to measure its cost (bench/sandbox-filter.ts). */
+  seccomp?: 'docker-default' | 'off';
 }
 
 interface Host {
   rootfs: string;
+  seccomp: string;
   filesystem: FilesystemMode;
   cgroups: ReturnType<typeof discoverCgroups>;
 }
@@ -103,11 +107,13 @@ export class SandboxRuntime {
   prepare(): Promise<Host> {
     this.host ??= (async () => {
       if (process.getuid?.() !== 0) throw new Error('the sandbox runtime runs as root (it maps user ids)');
-      const rootfs = builtRootfs(this.options.rootfsCache ?? defaultRootfsCache());
+      const cache = this.options.rootfsCache ?? defaultRootfsCache();
+      const rootfs = builtRootfs(cache);
+      const seccomp = builtSeccomp(cache);
       for (const program of ['bwrap', 'nsenter', 'unshare']) hostProgram(program);
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const overlay = this.options.filesystem !== 'copy' && overlayWorks(this.dir);
-      return { rootfs, filesystem: overlay ? 'overlay' : 'copy', cgroups: discoverCgroups() };
+      return { rootfs, seccomp, filesystem: overlay ? 'overlay' : 'copy', cgroups: discoverCgroups() };
     })();
     return this.host;
   }
@@ -256,6 +262,7 @@ export class SandboxRuntime {
       forkedFrom,
       filesystem: host.filesystem,
       rootfs: host.rootfs,
+      seccomp: this.options.seccomp === 'off' ? null : host.seccomp,
       cgroups,
       limits: createCgroups(cgroups, sizeLimits[size]),
       freezer: this.options.freezer !== 'signals' && canFreeze(cgroups) ? 'cgroup' : 'signals',

@@ -17,6 +17,8 @@ export const sandboxRecord = z.object({
   filesystem: z.enum(filesystemModes),
   /** The base filesystem (overlay lower layer, or the source of the copy). */
   rootfs: z.string(),
+  /** The seccomp filter's folder (seccomp.ts); null for a sandbox made before there was one. */
+  seccomp: z.string().nullable().default(null),
   cgroups: cgroupSet,
   limits: limitReport,
   freezer: z.enum(['cgroup', 'signals']),

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxSeccompDir } from '../../../sandbox-runtime/seccomp.ts';
+import { givenRuntime, prepareTimeoutMs, sandboxId } from './given.ts';
+
+// Every process of a sandbox runs under Docker's default seccomp profile with no_new_privs: its
+// init (bwrap's --seccomp) and whatever enters it later (exec, files, processes left running).
+// Root inside holds every capability of its user namespace, so without the filter each refused
+// call below would succeed.
+
+const { runtime, cleanup } = givenRuntime();
+const id = sandboxId('seccomp');
+
+beforeAll(async () => {
+  await runtime.prepare();
+  await runtime.create(id, { size: 'small' });
+}, prepareTimeoutMs);
+afterAll(cleanup);
+
+const run = async (command: string) => (await runtime.exec(id, command)).result;
+
+/** The seccomp mode and no_new_privs of a process, from its status (2 = filtered). */
+async function filterOf(pid: string) {
+  const { stdout } = await run(`grep -E '^(Seccomp|NoNewPrivs):' /proc/${pid}/status`);
+  return Object.fromEntries(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/:\s+/)),
+  );
+}
+
+describe('the syscall filter', () => {
+  it('is on, with no_new_privs, for the init and for every command that enters the sandbox', async () => {
+    expect(await filterOf('1')).toEqual({ NoNewPrivs: '1', Seccomp: '2' });
+    expect(await filterOf('self')).toEqual({ NoNewPrivs: '1', Seccomp: '2' });
+    // A process an exec left running keeps it.
+    await run('nohup sleep 300 >/dev/null 2>&1 &');
+    const sleeper = (await run('pgrep -x sleep')).stdout.trim().split('\n')[0]!;
+    expect(await filterOf(sleeper)).toEqual({ NoNewPrivs: '1', Seccomp: '2' });
+  });
+
+  it("refuses what Docker's profile refuses a container: namespaces, mounts, keyrings, personalities", async () => {
+    const unshare = await run('unshare --user --map-root-user true');
+    expect(unshare.exit_code).not.toBe(0);
+    expect(unshare.stderr).toContain('Operation not permitted');
+
+    const mount = await run('mkdir -p /tmp/m && mount -t tmpfs none /tmp/m');
+    expect(mount.exit_code).not.toBe(0);
+    expect((await run('grep -c " /tmp/m " /proc/self/mounts')).stdout.trim()).toBe('0');
+
+    // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0): syscall 250 on x86_64.
+    const keyctl = await run(`perl -e 'syscall(250, 0, -3, 0) == -1 ? print "$!" : print "allowed"'`);
+    expect(keyctl.stdout).toBe('Operation not permitted');
+
+    // Only the personalities Docker allows: turning address randomization off is not one.
+    const setarch = await run('setarch x86_64 -R true');
+    expect(setarch.exit_code).not.toBe(0);
+    expect(setarch.stderr).toContain('Operation not permitted');
+  });
+
+  it('lets ordinary work run: processes, files, sockets, signals', async () => {
+    const result = await run(
+      'echo hi > /tmp/f && cat /tmp/f && (sleep 0.1 & wait) && ' +
+        `perl -e 'use Socket; socket(my $s, PF_INET, SOCK_STREAM, 0) or die "$!"; print "socket\\n"' && ` +
+        'kill -0 $$ && echo signals',
+    );
+    expect(result).toMatchObject({ exit_code: 0, stdout: 'hi\nsocket\nsignals\n' });
+  });
+
+  it('cannot be changed from inside: its folder is a read-only mount root cannot remove', async () => {
+    const write = await run(`touch ${sandboxSeccompDir}/x`);
+    expect(write.stderr).toContain('Read-only file system');
+    const unmount = await run(`umount ${sandboxSeccompDir}`);
+    expect(unmount.exit_code).not.toBe(0);
+    expect(await filterOf('self')).toEqual({ NoNewPrivs: '1', Seccomp: '2' });
+  });
+
+  it('stays on after the sandbox restarts over its files and after a fork', async () => {
+    await runtime.stop(id);
+    await runtime.resume(id);
+    const copy = sandboxId('seccomp-fork');
+    await runtime.fork(id, copy);
+    const inCopy = await runtime.exec(copy, "grep -E '^Seccomp:' /proc/1/status /proc/self/status");
+    expect(inCopy.result.stdout).toBe('/proc/1/status:Seccomp:\t2\n/proc/self/status:Seccomp:\t2\n');
+    await runtime.destroy(copy);
+  });
+});
