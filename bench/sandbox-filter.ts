@@ -1,5 +1,5 @@
-// What the syscall filter (sandbox-runtime/seccomp.ts) costs: sandboxes with Docker's default
-// profile and without any filter, side by side in one run on the sandbox runtime itself, timing
+// What the confinement (sandbox-runtime/confine.ts: Docker's capabilities and seccomp filter)
+// costs: sandboxes confined and without any, side by side in one run on the sandbox runtime itself, timing
 // create, an exec of `true`, a desktop's start (to a ready browser) and a screenshot.
 //   npx tsx bench/sandbox-filter.ts [--rounds 3] [--execs 50] [--screenshots 20]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,7 +28,7 @@ const dirs = Object.fromEntries(
   modes.map((mode) => [mode, mkdtempSync(join(tmpdir(), `orrery-filter-${mode}-`))]),
 );
 const runtimes = Object.fromEntries(
-  modes.map((mode) => [mode, new SandboxRuntime({ dir: dirs[mode]!, seccomp: mode })]),
+  modes.map((mode) => [mode, new SandboxRuntime({ dir: dirs[mode]!, confinement: mode })]),
 ) as Record<Mode, SandboxRuntime>;
 const figures = Object.fromEntries(
   modes.map((mode) => [
@@ -68,7 +68,7 @@ try {
   for (const mode of modes) {
     const { create, exec, desktop, shot } = figures[mode];
     console.log(
-      `filter ${mode.padEnd(14)} ${line('create', create)} | ${line('exec true', exec)} | ` +
+      `confinement ${mode.padEnd(14)} ${line('create', create)} | ${line('exec true', exec)} | ` +
         `${line('desktop start', desktop)} | ${line('screenshot', shot)}`,
     );
   }

@@ -130,7 +130,11 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
   });
   const screens = new HostScreens(context, deps.secret);
   screens.attach(app.server);
-  commands.onUnusable((sandboxId, why) => screens.close(sandboxId, why));
+  commands.onUnusable((sandboxId, why) => {
+    screens.close(sandboxId, why);
+    // Its desktop's processes ended with the others (a stopped sandbox keeps them, frozen).
+    if (why === 'restarted' || why === 'deleted' || why === 'lost') deps.desktop?.forget(sandboxId);
+  });
 
   let idle: IdleJob | undefined;
   app.addHook('onReady', async () => {

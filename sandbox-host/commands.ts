@@ -41,7 +41,7 @@ export interface CommandDeps {
 }
 
 /** Why a sandbox stopped being usable, for whoever holds a connection to it (the screen). */
-export type Unusable = 'stopped' | 'deleted' | 'lost' | 'desktop stopped';
+export type Unusable = 'stopped' | 'deleted' | 'lost' | 'restarted' | 'desktop stopped';
 
 export class SandboxCommands {
   readonly locks = new KeyedLocks();
@@ -146,14 +146,36 @@ export class SandboxCommands {
     if (sandbox.host !== this.deps.hostId) throw new NotThisHost(sandbox.id, sandbox.host, this.deps.hostId);
   }
 
-  /** stop, resume, destroy, update and the secrets flag: decide, then bring the host in line. */
+  /** stop, resume, restart, destroy and the secrets flag: decide, then bring the host in line. */
   change(
     sandbox: Sandbox,
-    type: 'StopSandbox' | 'ResumeSandbox' | 'DestroySandbox' | 'SetSecrets',
+    type: 'StopSandbox' | 'ResumeSandbox' | 'RestartSandbox' | 'DestroySandbox' | 'SetSecrets',
   ): Promise<Sandbox> {
+    if (type === 'RestartSandbox') return this.restart(sandbox);
     return this.onSandbox(sandbox.id, async (loaded) => {
       const changed = await this.execute(this.command(sandbox, type), loaded);
       return this.converge(changed);
+    });
+  }
+
+  /**
+   * Ends every process and starts a fresh init over the same files (issue 48): recorded first
+   * (`SandboxRestarted`: starting, its desktop gone), then done by the runtime, which kills from
+   * the host (a sandbox at its process limit restarts too), then recorded as started, as a resume
+   * is. Converging is not a way to restart (the host cannot tell a restart done from one not), so
+   * a restart that failed still converges before it throws: the sandbox is not left starting.
+   */
+  restart(sandbox: Sandbox): Promise<Sandbox> {
+    return this.onSandbox(sandbox.id, async (loaded) => {
+      const restarting = await this.execute(this.command(sandbox, 'RestartSandbox'), loaded);
+      const failed = await this.deps.runtime.restart(sandbox.id).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      this.tellUnusable(sandbox.id, 'restarted');
+      const converged = await this.converge(restarting);
+      if (failed !== undefined) throw failed;
+      return converged;
     });
   }
 

@@ -32,7 +32,10 @@ async function hostState(runtime: SandboxRuntime, sandboxId: string): Promise<Ho
 type Step = (deps: ConvergeDeps, loaded: Loaded, host: HostState) => Promise<Loaded>;
 
 const steps: Record<SandboxStatus, Step> = {
-  /** Created, forked or resumed: bring it up, then record that it runs (`create` resolves here). */
+  /**
+   * Created, forked, resumed or restarted: bring it up, then record that it runs (`create`
+   * resolves here). A restart's processes were ended by commands.ts before this step.
+   */
   starting: async (deps, loaded, host) => {
     const { runtime } = deps;
     const { sandbox } = loaded;

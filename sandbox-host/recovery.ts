@@ -18,7 +18,8 @@ import type { SandboxCommands } from './commands.ts';
 //    read model holds every event published before the crash;
 // 3. converges every sandbox the read model places on this host, and any its runtime still holds
 //    (converge.ts): a create, fork or resume cut short is brought up and reported started; a stop
-//    or destroy is finished; one marked lost while the host was away is cleared away.
+//    or destroy is finished; one marked lost while the host was away is cleared away. A restart
+//    cut short is reported started with the processes it finds (the caller's retry restarts).
 //
 // It runs in the background once the host serves; commands meanwhile take the same locks.
 

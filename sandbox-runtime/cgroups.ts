@@ -163,14 +163,20 @@ export async function killCgroup(dir: string, timeoutMs = 5000): Promise<boolean
 /** Removes a cgroup directory once empty; an exec's leftover background processes keep theirs. */
 export function removeCgroup(dir: string): boolean {
   if (!existsSync(dir)) return true;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
-  }
+  removeChildCgroups(dir);
   try {
     rmdirSync(dir);
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Removes the child cgroups of `dir` that are empty (the execs' whose processes all ended). */
+export function removeChildCgroups(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
   }
 }
 

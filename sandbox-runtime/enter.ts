@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
+import { confinedCapabilities, confinementFiles, sandboxConfinementDir } from './confine.ts';
 import { hostEnv, hostProgram } from './host.ts';
 import { joinCgroupsArgv } from './process-tree.ts';
-import { sandboxSeccompDir, seccompFiles } from './seccomp.ts';
 import type { SandboxRecord } from './state.ts';
 
 // Running a program inside a running sandbox, as exec and files do: the process joins the
@@ -11,19 +11,20 @@ import type { SandboxRecord } from './state.ts';
 // to the init's root and becomes root inside (uid 1000000 outside). It sees only the sandbox:
 // its files, its processes, its loopback. The program is the sandbox's own (`/bin/sh` from its
 // filesystem), and nothing of the caller's environment reaches the host programs on the way.
-// Between nsenter and the program, the sandbox's seccomp-exec puts it under the filter its init
-// has (seccomp.ts), so nothing runs in a sandbox unfiltered.
+// Between nsenter and the program, the sandbox's `confine` gives it the capabilities and the
+// seccomp filter its init has (confine.ts), so nothing runs in a sandbox unconfined.
 
 export function enterArgv(record: SandboxRecord, cgroupDirs: string[], command: string[]): string[] {
   if (record.init === null) throw new Error(`sandbox ${record.id} has no init`);
   const namespaces = ['--user', '--mount', '--pid', '--ipc', '--uts', '--net', '--cgroup'];
   const nsenter = [hostProgram('nsenter'), '-t', String(record.init.pid), ...namespaces, '--root'];
   const filtered =
-    record.seccomp === null
+    record.confinement === null
       ? command
       : [
-          `${sandboxSeccompDir}/${seccompFiles.loader}`,
-          `${sandboxSeccompDir}/${seccompFiles.filter}`,
+          `${sandboxConfinementDir}/${confinementFiles.loader}`,
+          `${sandboxConfinementDir}/${confinementFiles.filter}`,
+          confinedCapabilities,
           ...command,
         ];
   return joinCgroupsArgv(cgroupDirs, [...nsenter, '--setuid', '0', '--setgid', '0', '--', ...filtered]);

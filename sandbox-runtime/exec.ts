@@ -12,6 +12,7 @@ import { execLimits } from '../domain/sandboxes/requests.ts';
 import { createExecCgroup, joinDirs, killCgroup, removeCgroup } from './cgroups.ts';
 import { drained, enterArgv, runCollecting } from './enter.ts';
 import { hostEnv } from './host.ts';
+import { refuseAtProcessLimit, refusedByLimit } from './process-limit.ts';
 import { signalGroup } from './process-tree.ts';
 import type { SandboxRecord } from './state.ts';
 
@@ -25,7 +26,9 @@ import type { SandboxRecord } from './state.ts';
 //   124, as coreutils' `timeout` answers;
 // - stdout and stderr keep their first 1 MiB each; `truncated` says a stream lost bytes;
 // - the answer comes when the command exits; background processes it started keep running in
-//   the sandbox (that is how a desktop is started), they are only killed by a timeout.
+//   the sandbox (that is how a desktop is started), they are only killed by a timeout;
+// - a command that cannot start because the sandbox is at its process limit is refused with
+//   `process_limit` (process-limit.ts), not answered with nsenter's words.
 
 export interface ExecOptions {
   cwd?: string;
@@ -91,6 +94,7 @@ export async function runExec(
   options: ExecOptions,
 ): Promise<ExecOutcome> {
   const { cwd, env, timeoutSeconds } = checkExec(command, options);
+  const before = refuseAtProcessLimit(record);
   const started = Date.now();
   const execCgroup = createExecCgroup(record.cgroups);
   const argv = execArgv(record, execCgroup, command, cwd, env);
@@ -102,6 +106,8 @@ export async function runExec(
         if (execCgroup === undefined || !(await killCgroup(execCgroup))) signalGroup(pid, 'SIGKILL');
       },
     });
+    const atLimit = run.timedOut ? undefined : refusedByLimit(record, before, run.stderr, false);
+    if (atLimit) throw atLimit;
     const exitCode = run.timedOut ? timedOutExitCode : run.exitCode;
     return {
       result: execResult(exitCode, run.stdout, run.stderr),

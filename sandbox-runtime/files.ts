@@ -13,6 +13,7 @@ import {
   sizedBody,
   spawnEntered,
 } from './file-streams.ts';
+import { refuseAtProcessLimit, refusedByLimit, type TaskCount } from './process-limit.ts';
 import { signalGroup } from './process-tree.ts';
 import type { SandboxRecord } from './state.ts';
 
@@ -31,6 +32,9 @@ import type { SandboxRecord } from './state.ts';
 // of them may hold 64 MiB per request. `openSandboxFile` answers a size, then the bytes as the
 // consumer takes them; `writeSandboxFileFrom` takes a stream and changes the file only once all
 // of it arrived. The buffered forms (runtime.ts readFile, writeFile) are wrappers over these.
+//
+// Both fork inside the sandbox, so at its process limit they are refused with `process_limit`
+// (process-limit.ts), before starting or once a fork of theirs was refused.
 
 export const fileLimitBytes = fileSizeLimitBytes;
 
@@ -80,6 +84,7 @@ const headerBytes = 32;
 /** Resolves once the file is known to be a regular file within the limit; then streams it. */
 export function openSandboxFile(record: SandboxRecord, path: string): Promise<OpenedFile> {
   const file = sandboxPath(path);
+  const limit = atLimit(record, refuseAtProcessLimit(record));
   const entered = spawnEntered(
     enterArgv(record, joinDirs(record.cgroups), [
       ...['/bin/sh', '-c', readScript, 'orrery-read', file, String(fileLimitBytes)],
@@ -106,7 +111,7 @@ export function openSandboxFile(record: SandboxRecord, path: string): Promise<Op
     // Ended before a size: the script refused (or died), and its exit code says why.
     const onEnd = () => {
       stop();
-      entered.exited.then((exit) => reject(refusal(exit, file, 'read')), reject);
+      entered.exited.then((exit) => reject(refusal(exit, file, 'read', limit)), reject);
     };
     const stop = () => {
       stdout.off('data', onData);
@@ -187,6 +192,7 @@ export async function writeSandboxFileFrom(
 ): Promise<Written> {
   const file = sandboxPath(path);
   const declared = checkDeclared(options.declaredBytes);
+  const limit = atLimit(record, refuseAtProcessLimit(record));
   const temp = `.orrery-write-${randomBytes(12).toString('hex')}`;
   const entered = spawnEntered(
     enterArgv(record, joinDirs(record.cgroups), ['/bin/sh', '-c', writeScript, 'orrery-write', file, temp]),
@@ -205,15 +211,21 @@ export async function writeSandboxFileFrom(
     stdin.end();
     control.end(`${count}\n`);
     const exit = await entered.exited;
-    if (exit.exitCode !== 0) throw refusal(exit, file, 'write');
+    if (exit.exitCode !== 0) throw refusal(exit, file, 'write', limit);
     return { path: file, size_bytes: count };
   } catch (error) {
-    throw await abandonWrite(record, entered, file, error);
+    throw await abandonWrite(record, entered, file, error, limit);
   }
 }
 
 /** Kills the write, removes its temporary file, and answers the error to throw. */
-async function abandonWrite(record: SandboxRecord, entered: Entered, file: string, error: unknown) {
+async function abandonWrite(
+  record: SandboxRecord,
+  entered: Entered,
+  file: string,
+  error: unknown,
+  limit: AtLimit,
+) {
   entered.kill();
   (entered.child.stdin as Writable).destroy();
   (entered.child.stdio[3] as Writable).destroy();
@@ -222,7 +234,7 @@ async function abandonWrite(record: SandboxRecord, entered: Entered, file: strin
   if (temp !== undefined) await removeTemp(record, temp);
   if (exit.timedOut) return timeoutError(file, 'write');
   // The child stopped on its own: its exit code is the reason (a folder, a missing parent…).
-  if (error instanceof SinkFailed) return refusal(exit, file, 'write');
+  if (error instanceof SinkFailed) return refusal(exit, file, 'write', limit);
   return error;
 }
 
@@ -284,9 +296,18 @@ function stderrReason(run: { stderr: Buffer }): string {
     .replace(/^orrery-\w+: \d+: /, '');
 }
 
+/** Whether a script that failed did so at the sandbox's process limit (process-limit.ts). */
+type AtLimit = (exit: Exit) => Error | undefined;
+
+function atLimit(record: SandboxRecord, before: TaskCount | undefined): AtLimit {
+  return (exit) => refusedByLimit(record, before, exit.stderr, true);
+}
+
 /** The refusal an exit code of the scripts stands for. */
-function refusal(exit: Exit, file: string, verb: string): Error {
+function refusal(exit: Exit, file: string, verb: string, limit: AtLimit): Error {
   if (exit.timedOut) return timeoutError(file, verb);
+  const atProcessLimit = limit(exit);
+  if (atProcessLimit) return atProcessLimit;
   const reason = stderrReason(exit);
   switch (exit.exitCode) {
     case exitCodes.missing:

@@ -22,6 +22,11 @@ export const hostEnv = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' 
 export const hostPackages: readonly DebianPackage[] = [
   { pkg: 'bubblewrap', present: () => onHostPath('bwrap') },
   { pkg: 'debootstrap', present: () => onHostPath('debootstrap') },
+  { pkg: 'e2fsprogs', present: () => onHostPath('mkfs.ext4') },
+  // A sandbox's way out (network.ts): the user-space network stack, its firewall, the host's addresses.
+  { pkg: 'slirp4netns', present: () => onHostPath('slirp4netns') },
+  { pkg: 'nftables', present: () => onHostPath('nft') },
+  { pkg: 'iproute2', present: () => onHostPath('ip') },
 ];
 
 function onHostPath(name: string): boolean {

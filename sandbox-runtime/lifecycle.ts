@@ -1,9 +1,9 @@
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import { poll } from '../platform/poll.ts';
-import { killCgroup, type LimitReport, removeCgroups } from './cgroups.ts';
+import { killCgroup, type LimitReport, removeCgroups, removeChildCgroups } from './cgroups.ts';
 import { isFrozen, setFrozen } from './freeze.ts';
 import { initAlive, killInit, startInit } from './process-tree.ts';
-import { type FilesystemMode, type Layout, removeFilesystem } from './sandbox-fs.ts';
+import { type DiskLimit, type FilesystemMode, type Layout, removeFilesystem } from './sandbox-fs.ts';
 import { type SandboxRecord, writeRecord } from './state.ts';
 
 // The steps of a sandbox's life that touch both its processes and its record, used by the
@@ -21,7 +21,8 @@ export interface SandboxStatus {
   initPid: number | null;
   filesystem: FilesystemMode;
   freezer: SandboxRecord['freezer'];
-  limits: LimitReport;
+  /** Per cgroup controller, and for the disk: where the limit was applied, or why it was not. */
+  limits: LimitReport & { disk: DiskLimit };
 }
 
 export type RecoveryOutcome = 'kept' | 'restarted' | 'destroyed';
@@ -38,7 +39,7 @@ export function statusOf(record: SandboxRecord): SandboxStatus {
     initPid: alive ? (record.init?.pid ?? null) : null,
     filesystem: record.filesystem,
     freezer: record.freezer,
-    limits: record.limits,
+    limits: { ...record.limits, disk: record.disk },
   };
 }
 
@@ -58,15 +59,21 @@ export async function boot(record: SandboxRecord, layout: Layout, log: Log): Pro
   }
 }
 
-/** A fresh init (after a crash: the old processes are gone); frozen at once if stopped. */
+/**
+ * A fresh init over the kept files, like a machine after a reboot; frozen at once if stopped.
+ * After a crash the old init is gone; for `restart` it still runs: either way every process of
+ * the old tree ends first (endProcesses), from the host, so no fork inside the sandbox is needed
+ * and a sandbox held at its process limit restarts too.
+ */
 export async function startProcesses(
   record: SandboxRecord,
   layout: Layout,
   log: Log,
 ): Promise<SandboxRecord> {
-  // Leftovers of the old tree (an exec's background process) go; a frozen cgroup is thawed, or
-  // the new init would freeze as it joins.
-  if (record.cgroups.unified !== undefined) await killCgroup(record.cgroups.unified);
+  // Leftovers of the old tree (an exec's background process) go, and the exec cgroups they kept;
+  // a frozen cgroup is thawed, or the new init would freeze as it joins.
+  await endProcesses(record);
+  if (record.cgroups.unified !== undefined) removeChildCgroups(record.cgroups.unified);
   if (record.freezer === 'cgroup') await setFrozen(record, false);
   const started = saved(layout, { ...record, init: await startInit(record, layout) });
   if (started.desired === 'stopped') await setFrozen(started, true);
@@ -93,14 +100,22 @@ export async function whilePaused<T>(record: SandboxRecord, task: () => Promise<
   }
 }
 
+/**
+ * Ends every process of the sandbox: its whole cgroup tree at once (cgroup v2's `cgroup.kill`,
+ * which also kills what forks meanwhile), or, without it, its pid 1, whose death makes the kernel
+ * kill the rest of its pid namespace.
+ */
+async function endProcesses(record: SandboxRecord): Promise<void> {
+  const killed = record.cgroups.unified !== undefined && (await killCgroup(record.cgroups.unified));
+  if (killed) return;
+  killInit(record);
+  await poll(() => !initAlive(record), { timeoutMs: 5000, intervalMs: 20 });
+}
+
 /** Kills every process, then removes the cgroups and the files. */
 export async function destroySandbox(record: SandboxRecord, layout: Layout, log: Log): Promise<void> {
   saved(layout, { ...record, destroying: true });
-  const killed = record.cgroups.unified !== undefined && (await killCgroup(record.cgroups.unified));
-  if (!killed) {
-    killInit(record);
-    await poll(() => !initAlive(record), { timeoutMs: 5000, intervalMs: 20 });
-  }
+  await endProcesses(record);
   await removeCgroups(record.cgroups);
   removeFilesystem(layout);
   log(`sandbox ${record.id}: destroyed`);

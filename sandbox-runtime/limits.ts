@@ -5,17 +5,22 @@ import { type SizeResources, sizeResources } from '../domain/sandboxes/sizes.ts'
 // (domain/sandboxes/sizes.ts, which says why those numbers), and pids counts tasks (threads too):
 // Chromium alone runs a few hundred. On a host with fewer cores than a size's quota the quota does
 // not bind, which is why placement never puts such a size there (domain/sandboxes/hosts.ts).
-// Disk is not limited: the writable layer lives on the host's filesystem without a quota.
+// diskMiB bounds the writable layer, what the sandbox adds to the shared base (which it does not
+// count): a checkout, its dependencies (a Python environment with torch takes several GB),
+// builds, the browser's profile and cache. 8 GiB for the smallest size, doubling with memory. The
+// layer is a sparse image of that size (sandbox-fs.ts): it takes on the host's disk only what
+// the sandbox writes, so the quota bounds a sandbox, not the sum over a host's sandboxes.
 
 export interface Limits extends SizeResources {
   pids: number;
+  diskMiB: number;
 }
 
 export const sizeLimits = {
-  small: { ...sizeResources.small, pids: 1024 },
-  standard: { ...sizeResources.standard, pids: 2048 },
-  large: { ...sizeResources.large, pids: 4096 },
-  xl: { ...sizeResources.xl, pids: 8192 },
+  small: { ...sizeResources.small, pids: 1024, diskMiB: 8192 },
+  standard: { ...sizeResources.standard, pids: 2048, diskMiB: 16384 },
+  large: { ...sizeResources.large, pids: 4096, diskMiB: 32768 },
+  xl: { ...sizeResources.xl, pids: 8192, diskMiB: 65536 },
 } as const satisfies Record<SandboxSize, Limits>;
 
 export const limitControllers = ['memory', 'cpu', 'pids'] as const;

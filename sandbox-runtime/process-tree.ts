@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { poll } from '../platform/poll.ts';
 import { joinDirs } from './cgroups.ts';
+import { confinementFiles, confinementRecipe, sandboxConfinementDir } from './confine.ts';
 import { hostEnv, hostProgram, processLives, processName, processStartTime } from './host.ts';
 import { type Layout, mountRootArgv, stagingMountPoint } from './sandbox-fs.ts';
-import { sandboxSeccompDir, seccompFiles } from './seccomp.ts';
 import type { SandboxRecord } from './state.ts';
 import { withUserNamespace } from './user-namespace.ts';
 
@@ -15,10 +15,10 @@ import { withUserNamespace } from './user-namespace.ts';
 //
 //   sh (joins the sandbox's cgroups)
 //   └ unshare --mount (private mount namespace: mounts the sandbox's root at /mnt, nobody sees it)
-//     └ sh (binds the seccomp filter's folder read-only at /mnt/run/orrery: seccomp.ts)
+//     └ sh (binds the confinement's folder read-only at /mnt/run/orrery: confine.ts)
 //       └ nsenter --user (the sandbox's user namespace, as root inside = uid 1000000 outside)
 //         └ bwrap (new namespaces; binds /mnt as /, fresh /proc and /dev; the old root is
-//           │      dropped; no_new_privs and the seccomp filter, from fd 4)
+//           │      dropped; Docker's capabilities, no_new_privs and the seccomp filter, from fd 4)
 //           └ orrery-init, pid 1: ignores every signal it can, reaps orphans, never exits
 //
 // Each link execs the next, so the spawned process ends as bwrap's monitor. The init does nothing
@@ -44,9 +44,16 @@ const sandboxPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 /** The fd bwrap reads the compiled filter from (after the info fd, 3). */
 const seccompFd = 4;
 
+/** Docker's default capabilities only (confine.ts), as bwrap takes them. */
+const capabilityArgs = [
+  '--cap-drop',
+  'ALL',
+  ...confinementRecipe.capabilities.flatMap((name) => ['--cap-add', name]),
+];
+
 function bwrapArgs(id: string, filtered: boolean): string[] {
   return [
-    ...(filtered ? ['--seccomp', String(seccompFd)] : []),
+    ...(filtered ? [...capabilityArgs, '--seccomp', String(seccompFd)] : []),
     ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup'],
     ...['--hostname', id, '--bind', stagingMountPoint, '/', '--proc', '/proc', '--dev', '/dev'],
     ...['--as-pid-1', '--chdir', '/', '--info-fd', '3', '--clearenv', '--setenv', 'PATH', sandboxPath],
@@ -72,19 +79,19 @@ export interface Init {
  * namespace, the mount is locked inside it. No sandbox process runs while this runs, and a
  * symlink on the way is refused, so the sandbox's files cannot steer the mount elsewhere.
  */
-function bindSeccompArgv(seccompDir: string, argv: string[]): string[] {
-  const target = `${stagingMountPoint}${sandboxSeccompDir}`;
+function bindConfinementArgv(confinementDir: string, argv: string[]): string[] {
+  const target = `${stagingMountPoint}${sandboxConfinementDir}`;
   const script =
     'for p in "$2" "$3"; do if [ -L "$p" ] || { [ -e "$p" ] && [ ! -d "$p" ]; }; then ' +
-    'echo "orrery: $p in the sandbox is not a folder; its seccomp filter cannot be mounted" >&2; exit 125; fi; done; ' +
+    'echo "orrery: $p in the sandbox is not a folder; its confinement cannot be mounted" >&2; exit 125; fi; done; ' +
     'mkdir -p "$3" && mount --bind -o ro,nosuid,nodev "$1" "$3" && shift 3 && exec "$@"';
-  return ['/bin/sh', '-c', script, 'orrery-seccomp', seccompDir, dirname(target), target, ...argv];
+  return ['/bin/sh', '-c', script, 'orrery-confine', confinementDir, dirname(target), target, ...argv];
 }
 
 /** Starts the sandbox's init and resolves once it runs (its namespaces and root are in place). */
 export function startInit(record: SandboxRecord, layout: Layout): Promise<Init> {
   return withUserNamespace(async (userNamespace) => {
-    const filter = record.seccomp;
+    const filter = record.confinement;
     const init = [
       ...[hostProgram('nsenter'), `--user=${userNamespace}`, '--setuid', '0', '--setgid', '0', '--'],
       ...[
@@ -96,13 +103,10 @@ export function startInit(record: SandboxRecord, layout: Layout): Promise<Init> 
         initScript,
       ],
     ];
-    const sandbox = filter === null ? init : bindSeccompArgv(filter, init);
-    const argv = joinCgroupsArgv(
-      joinDirs(record.cgroups),
-      mountRootArgv(layout, record.filesystem, record.rootfs, sandbox),
-    );
+    const sandbox = filter === null ? init : bindConfinementArgv(filter, init);
+    const argv = joinCgroupsArgv(joinDirs(record.cgroups), mountRootArgv(layout, record, sandbox));
     const log = openSync(layout.log, 'a');
-    const program = filter === null ? undefined : openSync(join(filter, seccompFiles.filter), 'r');
+    const program = filter === null ? undefined : openSync(join(filter, confinementFiles.filter), 'r');
     const child = spawn(argv[0]!, argv.slice(1), {
       detached: true,
       env: hostEnv,

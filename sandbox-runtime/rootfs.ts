@@ -15,9 +15,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../platform/config.ts';
 import { ensureDebianPackages } from '../platform/debian-packages.ts';
+import { ensureConfinement } from './confine.ts';
 import { desktopPackages, installPackages } from './desktop/packages.ts';
 import { hostPackages, hostProgram, runHost } from './host.ts';
-import { ensureSeccomp } from './seccomp.ts';
+import { slirp } from './network.ts';
 import { sandboxIdMap } from './user-namespace.ts';
 
 // The base root filesystem every sandbox starts from: a minimal Debian built once with
@@ -34,7 +35,8 @@ export const rootfsRecipe = {
   /** Then installed by apt: the desktop's X server, VNC, xdotool, Chromium… (desktop/packages.ts). */
   desktopPackages,
   idMap: sandboxIdMap,
-  revision: 1,
+  /** 2: resolv.conf names slirp's DNS forwarder (network.ts). */
+  revision: 2,
 };
 
 const marker = '.orrery-rootfs.json';
@@ -54,12 +56,13 @@ export function defaultRootfsCache(): string {
 
 /**
  * Installs the runtime's host packages (host.ts) and builds the base filesystem and the sandboxes'
- * seccomp filter (seccomp.ts) if these versions are not cached yet; answers the filesystem's path. Run by `npm run stack -- start`, the test harness, and a
- * sandbox host as it starts (a new machine's first host builds it): it may take minutes.
+ * confinement (confine.ts: capabilities, seccomp filter) if these versions are not cached yet;
+ * answers the filesystem's path. Run by `npm run stack -- start`, the test harness, and a sandbox
+ * host as it starts (a new machine's first host builds it): it may take minutes.
  */
 export async function ensureRootfs(cacheDir: string, log: (line: string) => void): Promise<string> {
   await ensureDebianPackages(hostPackages, log);
-  await ensureSeccomp(cacheDir, log);
+  await ensureConfinement(cacheDir, log);
   const target = join(cacheDir, rootfsVersion());
   if (existsSync(join(target, marker))) return target;
   const building = `${target}.building-${process.pid}`;
@@ -126,7 +129,8 @@ function tidy(dir: string): void {
   }
   writeFileSync(join(dir, 'etc/hostname'), 'sandbox\n');
   writeFileSync(join(dir, 'etc/hosts'), '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n');
-  writeFileSync(join(dir, 'etc/resolv.conf'), '');
+  // The sandbox's resolver is slirp's forwarder (network.ts), whatever the host's is.
+  writeFileSync(join(dir, 'etc/resolv.conf'), `nameserver ${slirp.dns}\n`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { invalidRequest, SandboxError } from '../domain/sandboxes/errors.ts';
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import type { Config } from '../platform/config.ts';
 import { canFreeze, createCgroups, discoverCgroups, planCgroups } from './cgroups.ts';
+import { builtConfinement } from './confine.ts';
 import {
   type ExecOptions,
   type ExecOutcome,
@@ -44,12 +45,14 @@ import { builtRootfs, defaultRootfsCache } from './rootfs.ts';
 import {
   copyFilesystem,
   createFilesystem,
+  type DiskLimit,
+  type DiskPlan,
+  diskImagesRefused,
   type FilesystemMode,
   type Layout,
   layoutOf,
   overlayWorks,
 } from './sandbox-fs.ts';
-import { builtSeccomp } from './seccomp.ts';
 import { readRecord, recordedIds, type SandboxRecord } from './state.ts';
 
 export type { RecoveryOutcome, SandboxState, SandboxStatus } from './lifecycle.ts';
@@ -69,14 +72,20 @@ export interface RuntimeOptions {
   /** Force a fallback: for hosts where the probe is wrong, and for tests of the fallbacks. */
   freezer?: 'auto' | 'signals';
   filesystem?: 'auto' | 'copy';
-  /** `off` starts sandboxes without the syscall filter: only to measure its cost (bench/sandbox-filter.ts). */
-  seccomp?: 'docker-default' | 'off';
+  /** `unlimited`: layers without a disk quota, as where the host cannot mount an image. */
+  disk?: 'auto' | 'unlimited';
+  /** Every sandbox's disk quota in MiB, whatever its size's (limits.ts): for tests that fill one. */
+  diskMiB?: number;
+  /** `off` starts sandboxes unconfined (all capabilities, no filter): only to measure the cost (bench/sandbox-filter.ts). */
+  confinement?: 'docker-default' | 'off';
 }
 
 interface Host {
   rootfs: string;
-  seccomp: string;
+  confinement: string;
   filesystem: FilesystemMode;
+  /** Why layers get no disk quota on this host (sandbox-fs.ts), or undefined: they do. */
+  diskRefused: string | undefined;
   cgroups: ReturnType<typeof discoverCgroups>;
 }
 
@@ -109,11 +118,21 @@ export class SandboxRuntime {
       if (process.getuid?.() !== 0) throw new Error('the sandbox runtime runs as root (it maps user ids)');
       const cache = this.options.rootfsCache ?? defaultRootfsCache();
       const rootfs = builtRootfs(cache);
-      const seccomp = builtSeccomp(cache);
+      const confinement = builtConfinement(cache);
       for (const program of ['bwrap', 'nsenter', 'unshare']) hostProgram(program);
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const overlay = this.options.filesystem !== 'copy' && overlayWorks(this.dir);
-      return { rootfs, seccomp, filesystem: overlay ? 'overlay' : 'copy', cgroups: discoverCgroups() };
+      const diskRefused =
+        this.options.disk === 'unlimited'
+          ? "turned off by the runtime's options"
+          : diskImagesRefused(this.dir);
+      return {
+        rootfs,
+        confinement,
+        filesystem: overlay ? 'overlay' : 'copy',
+        diskRefused,
+        cgroups: discoverCgroups(),
+      };
     })();
     return this.host;
   }
@@ -127,8 +146,8 @@ export class SandboxRuntime {
         return statusOf(await ensureProcesses(existing, layout, this.log));
       if (existing) await destroySandbox(existing, layout, this.log);
       const host = await this.prepare();
-      await createFilesystem(layout, host.filesystem, host.rootfs);
-      return statusOf(await boot(this.newRecord(id, size, null, host), layout, this.log));
+      const disk = await createFilesystem(layout, host.filesystem, host.rootfs, this.diskPlan(size, host));
+      return statusOf(await boot(this.newRecord(id, size, null, host, disk), layout, this.log));
     });
   }
 
@@ -141,13 +160,13 @@ export class SandboxRuntime {
       if (existing && !existing.destroying)
         return statusOf(await ensureProcesses(existing, layout, this.log));
       const host = await this.prepare();
-      const source = await this.serial(sourceId, async () => {
+      const [source, disk] = await this.serial(sourceId, async () => {
         const record = this.mustGet(sourceId);
         // Frozen while copied, so the copy is one moment of the source, not a blur of writes.
-        await whilePaused(record, () => copyFilesystem(this.layout(sourceId), layout, record.filesystem));
-        return record;
+        const copied = await whilePaused(record, () => copyFilesystem(this.layout(sourceId), layout, record));
+        return [record, copied] as const;
       });
-      const fresh = this.newRecord(newId, source.size, sourceId, host);
+      const fresh = this.newRecord(newId, source.size, sourceId, host, disk);
       const record = { ...fresh, filesystem: source.filesystem, rootfs: source.rootfs };
       return statusOf(await boot(record, layout, this.log));
     });
@@ -170,6 +189,22 @@ export class SandboxRuntime {
       if (!initAlive(record)) return statusOf(await startProcesses(record, layout, this.log));
       await setFrozen(record, false);
       return statusOf(record);
+    });
+  }
+
+  /**
+   * Ends every process of a running sandbox and starts a fresh init over its files, like a machine
+   * after a reboot: the step recovery takes for a dead init (lifecycle.ts startProcesses). The
+   * host ends them through the cgroups, so a sandbox held at its process limit (a fork bomb)
+   * restarts too. A stopped sandbox is refused with `not_running`, as exec is.
+   */
+  restart(id: string): Promise<SandboxStatus> {
+    return this.serial(id, async () => {
+      const record = this.mustGet(id);
+      if (record.desired === 'stopped') throw new SandboxError('not_running');
+      const restarted = await startProcesses(record, this.layout(id), this.log);
+      this.log(`sandbox ${id}: restarted`);
+      return statusOf(restarted);
     });
   }
 
@@ -253,7 +288,19 @@ export class SandboxRuntime {
     return outcomes;
   }
 
-  private newRecord(id: string, size: SandboxSize, forkedFrom: string | null, host: Host): SandboxRecord {
+  /** A new sandbox's disk quota: its size's (limits.ts), or the runtime's `diskMiB`. */
+  private diskPlan(size: SandboxSize, host: Host): DiskPlan {
+    if (host.diskRefused !== undefined) return { refused: host.diskRefused };
+    return { bytes: (this.options.diskMiB ?? sizeLimits[size].diskMiB) * 1024 * 1024 };
+  }
+
+  private newRecord(
+    id: string,
+    size: SandboxSize,
+    forkedFrom: string | null,
+    host: Host,
+    disk: DiskLimit,
+  ): SandboxRecord {
     const cgroups = planCgroups(host.cgroups, this.group, id);
     return {
       id,
@@ -262,7 +309,8 @@ export class SandboxRuntime {
       forkedFrom,
       filesystem: host.filesystem,
       rootfs: host.rootfs,
-      seccomp: this.options.seccomp === 'off' ? null : host.seccomp,
+      disk,
+      confinement: this.options.confinement === 'off' ? null : host.confinement,
       cgroups,
       limits: createCgroups(cgroups, sizeLimits[size]),
       freezer: this.options.freezer !== 'signals' && canFreeze(cgroups) ? 'cgroup' : 'signals',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { sandboxSizes } from '../domain/sandboxes/events.ts';
 import { cgroupSet, limitReport } from './cgroups.ts';
-import { filesystemModes, type Layout } from './sandbox-fs.ts';
+import { diskLimit, filesystemModes, type Layout } from './sandbox-fs.ts';
 
 // What the runtime knows about a sandbox, kept on disk beside its files (`sandbox.json`), so a
 // restarted API process finds every sandbox again (runtime.ts `recover()`). Nothing else holds
@@ -17,8 +17,10 @@ export const sandboxRecord = z.object({
   filesystem: z.enum(filesystemModes),
   /** The base filesystem (overlay lower layer, or the source of the copy). */
   rootfs: z.string(),
-  /** The seccomp filter's folder (seccomp.ts); null for a sandbox made before there was one. */
-  seccomp: z.string().nullable().default(null),
+  /** The layer's disk quota (sandbox-fs.ts); none for a sandbox made before there were any. */
+  disk: diskLimit.default({ applied: false, reason: 'made before sandboxes had disk quotas' }),
+  /** The confinement's folder (confine.ts); null for a sandbox made before there was one. */
+  confinement: z.string().nullable().default(null),
   cgroups: cgroupSet,
   limits: limitReport,
   freezer: z.enum(['cgroup', 'signals']),

@@ -48,7 +48,13 @@ export const createOnHost = z.strictObject({
 });
 
 /** `POST /v1/sandboxes/:id/change`: the lifecycle commands that take no body. */
-export const sandboxChanges = ['StopSandbox', 'ResumeSandbox', 'DestroySandbox', 'SetSecrets'] as const;
+export const sandboxChanges = [
+  'StopSandbox',
+  'ResumeSandbox',
+  'RestartSandbox',
+  'DestroySandbox',
+  'SetSecrets',
+] as const;
 export const changeOnHost = z.strictObject({ command: z.enum(sandboxChanges) });
 
 /** What a lifecycle command answers: the sandbox it left, to be read from the read model. */

@@ -116,6 +116,11 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
   const lifecycle = [
     ['sandbox.stop', 'StopSandbox', 'Stop: files and processes are kept'],
     ['sandbox.resume', 'ResumeSandbox', 'Resume a stopped sandbox; answers once it runs'],
+    [
+      'sandbox.restart',
+      'RestartSandbox',
+      'Restart: every process ends, files are kept; answers once it runs',
+    ],
     ['sandbox.destroy', 'DestroySandbox', 'Delete the sandbox and its files'],
   ] as const;
   for (const [name, command, summary] of lifecycle) {

@@ -78,7 +78,7 @@ async function bringUp(ctx: SandboxContext, sandbox: Sandbox): Promise<Sandbox> 
 /** No host holds a deleted or lost sandbox: what is still decided on it is recorded here. */
 const hostless = (sandbox: Sandbox) => sandbox.status === 'deleted' || sandbox.status === 'lost';
 
-/** stop, resume, destroy and the secrets flag, on the sandbox's host (or here, once no host holds it). */
+/** stop, resume, restart, destroy and the secrets flag, on the sandbox's host (or here, once no host holds it). */
 export function changeSandbox(
   ctx: SandboxContext,
   sandbox: Sandbox,

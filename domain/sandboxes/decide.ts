@@ -43,6 +43,7 @@ export type SandboxCommand =
   | (CommandMeta & { type: 'ReportStarted' })
   | (CommandMeta & { type: 'StopSandbox' })
   | (CommandMeta & { type: 'ResumeSandbox' })
+  | (CommandMeta & { type: 'RestartSandbox' })
   | (CommandMeta & { type: 'ExpireIdle' })
   | (CommandMeta & { type: 'UpdateSandbox'; metadata?: Metadata; idleTimeoutSeconds?: number })
   | (CommandMeta & { type: 'RecordUse' })
@@ -161,6 +162,15 @@ const resume: Decision<'ResumeSandbox'> = (command, state) => {
 };
 
 /**
+ * Every process ends and a fresh init starts over the same files (issue 48): a running sandbox
+ * only, refused as exec is otherwise. Never a repeat: each restart ends what runs by then.
+ */
+const restart: Decision<'RestartSandbox'> = (command, state) => {
+  requireRunning(state);
+  return [{ ...base(command), type: 'SandboxRestarted' }];
+};
+
+/**
  * Its host is gone for good (the fleet's job decides that, after the grace period): every sandbox
  * it held that is not deleted is lost. A host that comes back finds it so and clears it away.
  */
@@ -249,6 +259,8 @@ export function decide(command: SandboxCommand, state: SandboxState): SandboxEve
       return stop(command, state);
     case 'ResumeSandbox':
       return resume(command, state);
+    case 'RestartSandbox':
+      return restart(command, state);
     case 'ExpireIdle':
       return expireIdle(command, state);
     case 'UpdateSandbox':

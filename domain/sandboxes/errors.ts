@@ -20,6 +20,11 @@ export const sandboxErrors = {
     status: 409,
     message: 'The sandbox is stopped: resume it with POST /sandboxes/:id/resume, then retry.',
   },
+  process_limit: {
+    status: 409,
+    message:
+      'The sandbox is at its process limit: end some of its processes, or restart it with POST /sandboxes/:id/restart to end them all and keep its files, then retry.',
+  },
   insufficient_ability: {
     status: 403,
     message: 'This token has the `view` ability only: mint a token with `control` for this method.',
@@ -87,6 +92,16 @@ export const sandboxLost = () =>
   new SandboxError('not_running', {
     message:
       'The sandbox was lost with its sandbox host (the machine is gone, and its files and processes with it): it cannot be resumed. Destroy it and create a new sandbox.',
+  });
+
+/**
+ * At its task limit (cgroup `pids.max`, sandbox-runtime/limits.ts) nothing can start inside a
+ * sandbox, exec and files included (issue 48): `process_limit` (409), with the limit and the way
+ * out. A restart ends every process from outside, so it works at the limit.
+ */
+export const processLimitReached = (limit: number) =>
+  new SandboxError('process_limit', {
+    message: `The sandbox is at its limit of ${limit.toLocaleString('en-US')} processes: end some, or restart it with POST /sandboxes/:id/restart to end them all and keep its files, then retry.`,
   });
 
 export function invalidRequest(param: string, message: string): SandboxError {

@@ -7,6 +7,9 @@ import type { ScreenSize } from './screen-geometry.ts';
 // - The API publishes `SandboxCreated` (also for a fork's copy, with `forkedFrom`) and
 //   `SandboxResumed`; the runtime answers with `SandboxStarted` once the machine is up. That is
 //   how `create`, `fork` and `resume` "resolve once running": the API waits for `SandboxStarted`.
+// - `SandboxRestarted` (issue 48) ends every process and starts a fresh init over the same files:
+//   like a resume, the sandbox is starting until the runtime reports `SandboxStarted`, and its
+//   desktop is gone with its processes.
 // - A fork changes nothing on its source (spec, "States and transitions"), so the source's
 //   stream gets no event; the copy's `SandboxCreated` names the source.
 // - The desktop follows the same two steps: `DesktopStartRequested` from the API, `DesktopStarted`
@@ -61,6 +64,7 @@ export type SandboxEvent =
   | (EventBase & { type: 'SandboxStarted' })
   | (EventBase & { type: 'SandboxStopped'; reason: StopReason })
   | (EventBase & { type: 'SandboxResumed' })
+  | (EventBase & { type: 'SandboxRestarted' })
   | (EventBase & { type: 'SandboxUpdated'; metadata?: Metadata; idleTimeoutSeconds?: number })
   | (EventBase & { type: 'SandboxUsed' })
   | (EventBase & { type: 'SandboxSecretsSet' })

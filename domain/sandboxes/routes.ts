@@ -65,6 +65,12 @@ export const sandboxRoutes = {
     access: 'api_key_only',
     clientMethods: ['Sandbox.resume'],
   },
+  'sandbox.restart': {
+    method: 'POST',
+    path: '/sandboxes/:id/restart',
+    access: 'api_key_only',
+    clientMethods: ['Sandbox.restart'],
+  },
   'sandbox.fork': {
     method: 'POST',
     path: '/sandboxes/:id/fork',

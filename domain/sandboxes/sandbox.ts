@@ -6,8 +6,8 @@ import { formatResolution, type ScreenSize } from './screen-geometry.ts';
 
 /**
  * The complete set of sandbox statuses (the spec leaves it open):
- * - `starting`: created, forked or resumed; the runtime is bringing it up. `create`, `fork` and
- *   `resume` answer once it is `running`. exec, files and the desktop refuse with `not_running`;
+ * - `starting`: created, forked, resumed or restarted; the runtime is bringing it up. `create`,
+ *   `fork`, `resume` and `restart` answer once it is `running`. exec, files and the desktop refuse with `not_running`;
  *   `stop()` stops it.
  * - `running`: usable; the idle timeout counts from the last use.
  * - `stopped`: by `stop()` or the idle timeout; files and processes are kept.
@@ -19,7 +19,10 @@ import { formatResolution, type ScreenSize } from './screen-geometry.ts';
 export const sandboxStatuses = ['starting', 'running', 'stopped', 'lost', 'deleted'] as const;
 export type SandboxStatus = (typeof sandboxStatuses)[number];
 
-/** Absent: the desktop is not running. Processes survive `stop`, so the desktop does too. */
+/**
+ * Absent: the desktop is not running. Processes survive `stop`, so the desktop does too; a
+ * restart ends them, and the desktop with them.
+ */
 export type DesktopState =
   | { status: 'starting'; size: ScreenSize }
   | ({ status: 'running'; size: ScreenSize } & DesktopEndpoints);
@@ -63,6 +66,8 @@ export function evolve(state: SandboxState, event: SandboxEvent): SandboxState {
       return { ...state, status: 'stopped', updatedAt: at };
     case 'SandboxResumed':
       return { ...state, status: 'starting', lastUsedAt: at, updatedAt: at };
+    case 'SandboxRestarted':
+      return { ...withoutDesktop(state), status: 'starting', lastUsedAt: at, updatedAt: at };
     case 'SandboxUpdated':
       return {
         ...state,

@@ -52,6 +52,8 @@ export interface Desktop {
   /** Resolves when the browser is ready (within `startSeconds`); a running desktop of that size is kept. */
   start(sandboxId: string, resolution: ScreenSize): Promise<DesktopInfo>;
   stop(sandboxId: string): Promise<void>;
+  /** Forgets what it knew of the sandbox's desktop, whose processes ended (a restart, a destroy). */
+  forget(sandboxId: string): void;
   status(sandboxId: string): Promise<DesktopInfo | undefined>;
   input(sandboxId: string, action: InputAction): Promise<InputResult>;
   screenshot(sandboxId: string, region?: Region): Promise<Screenshot>;
@@ -185,6 +187,10 @@ export function createDesktop(runtime: SandboxRuntime): Desktop {
         known.delete(sandboxId);
         await stopProcesses(runtime, sandboxId);
       });
+    },
+
+    forget(sandboxId) {
+      known.delete(sandboxId);
     },
 
     async status(sandboxId) {

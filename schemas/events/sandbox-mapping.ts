@@ -55,6 +55,8 @@ export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown>
       return { ...envelope, sandboxStopped: { reason: reasonNames[event.reason] } };
     case 'SandboxResumed':
       return { ...envelope, sandboxResumed: {} };
+    case 'SandboxRestarted':
+      return { ...envelope, sandboxRestarted: {} };
     case 'SandboxUpdated':
       return {
         ...envelope,
@@ -136,6 +138,8 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
     }
     case 'sandboxResumed':
       return { ...base, type: 'SandboxResumed' };
+    case 'sandboxRestarted':
+      return { ...base, type: 'SandboxRestarted' };
     case 'sandboxUpdated':
       return {
         ...base,

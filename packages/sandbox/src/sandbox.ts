@@ -92,6 +92,15 @@ export class Sandbox {
     return this.took(this.connection.api.POST('/api/sandboxes/{id}/resume', this.params));
   }
 
+  /**
+   * Ends every process and starts it afresh over the same files, like a reboot; also at its
+   * process limit (a runaway fork bomb), when `exec` answers `process_limit`. The desktop is
+   * not running afterwards.
+   */
+  async restart(): Promise<this> {
+    return this.took(this.connection.api.POST('/api/sandboxes/{id}/restart', this.params));
+  }
+
   /** A running copy with the same files and metadata; this sandbox is unchanged. */
   async fork(options: { name?: string } = {}): Promise<Sandbox> {
     const call = this.connection.api.POST('/api/sandboxes/{id}/fork', { ...this.params, body: options });

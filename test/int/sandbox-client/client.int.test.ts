@@ -8,7 +8,7 @@ import { colours, testPage } from '../sandboxes-desktop/page.ts';
 import { centre, decodePng, findColour } from '../sandboxes-desktop/png.ts';
 
 // @orrery/sandbox against the real platform listening on a loopback port, with real sandboxes
-// and a real desktop: every `Sandbox` method, lookup, tokens and `Client.fromToken`, and the
+// and a real desktop: every `Sandbox` method (restart with a desktop running), lookup, tokens and `Client.fromToken`, and the
 // `ApiError` of real refusals. (Here rather than in packages/sandbox/test: the package may not
 // import the platform's test harness, which this needs; see .dependency-cruiser.cjs.)
 
@@ -206,6 +206,19 @@ describe('the desktop', () => {
     await driver.move({ x: 30, y: 40 });
     expect(await driver.cursor()).toEqual({ x: 30, y: 40 });
   });
+
+  it('restarts: every process ends, the files stay, the desktop is not running and starts again', async () => {
+    const same = await sandbox.restart();
+    expect(same).toBe(sandbox);
+    expect([sandbox.status, sandbox.data.desktop]).toEqual(['running', { running: false }]);
+    expect(await sandbox.desktop.status()).toEqual({ running: false });
+    expect(await refusal(sandbox.desktop.cursor())).toMatchObject({ code: 'no_desktop', status: 409 });
+    // The page's server, started in the background, ended with the rest; its page did not.
+    expect((await sandbox.exec("ps -eo args | grep -c '[h]ttp.server'")).stdout).toBe('0\n');
+    expect(new TextDecoder().decode(await sandbox.files.read('/srv/www/page.html'))).toBe(testPage);
+    const status = await sandbox.desktop.start({ resolution: '1024x768' });
+    expect(status).toMatchObject({ running: true, size: '1024x768' });
+  }, 90_000);
 
   it('stops; then a desktop method is refused with no_desktop', async () => {
     expect(await sandbox.desktop.stop()).toEqual({ running: false });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { SandboxError } from '../../../domain/sandboxes/errors.ts';
 import { type RuntimeOptions, SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
-import { recordedIds } from '../../../sandbox-runtime/state.ts';
+import { layoutOf } from '../../../sandbox-runtime/sandbox-fs.ts';
+import { readRecord, recordedIds } from '../../../sandbox-runtime/state.ts';
 
 // A runtime of real sandboxes on this host, with its own state folder, for one test file.
 
@@ -32,10 +33,25 @@ export function sandboxId(label: string): string {
 
 export const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-/** What a sandbox's writable layer holds at `path`, read on the host (works while frozen). */
+/**
+ * The host's path to a sandbox's `path` (relative to its `/`): through its init's root, since
+ * its layer is mounted only in its own mount namespace. Works while frozen.
+ */
+export function pathFromHost(dir: string, id: string, path: string): string {
+  const init = readRecord(layoutOf(dir, id))?.init;
+  if (!init) throw new Error(`${id} has no init`);
+  return join('/proc', String(init.pid), 'root', path);
+}
+
+/** What the sandbox holds at `path` (relative to its `/`), read on the host (works while frozen). */
 export function upperFile(dir: string, id: string, path: string): string | undefined {
-  const file = join(dir, id, 'upper', path);
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  if (!readRecord(layoutOf(dir, id))?.init) return undefined;
+  const file = pathFromHost(dir, id, path);
+  try {
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  } catch {
+    return undefined; // the init ended meanwhile
+  }
 }
 
 export async function refusal(promise: Promise<unknown>): Promise<SandboxError> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitControllers, limitSettings, sizeLimits } from '../../../sandbox-runtime/limits.ts';
 import { sandboxRootOnHost } from '../../../sandbox-runtime/user-namespace.ts';
-import { givenRuntime, prepareTimeoutMs, sandboxId } from './given.ts';
+import { givenRuntime, pathFromHost, prepareTimeoutMs, sandboxId } from './given.ts';
 
 // Each sandbox is a process tree in its own namespaces, root inside and nobody outside, with no
 // view of the host's files, processes or network, nor of another sandbox.
@@ -34,7 +34,7 @@ describe('a sandbox', () => {
 
   it('is not root on the host: its files belong to the mapped range', async () => {
     await run(first, 'echo mine > /root/owned');
-    const stat = statSync(join(dir, first, 'upper', 'root', 'owned'));
+    const stat = statSync(pathFromHost(dir, first, 'root/owned'));
     expect([stat.uid, stat.gid]).toEqual([sandboxRootOnHost, sandboxRootOnHost]);
     // Root inside has no power over the host's kernel: mounting a new proc or loading a module fails.
     expect(

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxError } from '../../../domain/sandboxes/errors.ts';
 import {
   countCounterLoops,
   counterValue,
@@ -8,10 +9,12 @@ import {
   processGone,
   startCounter,
 } from './counter.ts';
+import { firstRefusal, forkBombCommand, tasksOf, untilAtLimit } from './fork-bomb.ts';
 import { givenRuntime, prepareTimeoutMs, refusal, sandboxId, text } from './given.ts';
 
 // stop keeps files and processes (frozen), resume thaws them, fork makes a running copy with
-// the same files, destroy removes processes and files (spec, "States and transitions").
+// the same files, destroy removes processes and files (spec, "States and transitions"); restart
+// ends every process, a fork bomb's at the process limit too, and keeps the files (issue 48).
 
 const { runtime, dir, cleanup } = givenRuntime();
 const source = sandboxId('life');
@@ -89,11 +92,61 @@ describe('destroy', () => {
     expect(processGone(initPid)).toBe(true);
     expect(existsSync(join(dir, copy))).toBe(false);
     for (const outcome of Object.values(status.limits)) {
-      if (outcome?.applied) expect(existsSync(outcome.dir)).toBe(false);
+      if (outcome?.applied) expect(existsSync('dir' in outcome ? outcome.dir : outcome.image)).toBe(false);
     }
     expect((await refusal(runtime.status(copy))).code).toBe('not_found');
     expect((await refusal(runtime.exec(copy, 'true'))).code).toBe('not_found');
     await runtime.destroy(copy); // a second destroy finds nothing to do
     expect(text(await runtime.readFile(source, '/root/before.txt'))).toBe('written before the fork');
+  });
+});
+
+describe('restart (issue 48)', () => {
+  const bombed = sandboxId('bombed');
+  beforeAll(() => runtime.create(bombed, { size: 'small' }));
+
+  it('ends a backgrounded fork bomb that holds the sandbox at its process limit; the files stay', async () => {
+    await runtime.writeFile(bombed, '/root/before.txt', 'written before the bomb');
+    const before = await runtime.status(bombed);
+    const tasks = tasksOf(before);
+    expect(tasks().max).toBe(1024); // `small` (limits.ts)
+
+    expect((await runtime.exec(bombed, forkBombCommand)).result.exit_code).toBe(0);
+    await untilAtLimit(tasks);
+
+    // Nothing can start inside: exec and files are refused with the limit and the way out.
+    const execRefused = await firstRefusal(() => runtime.exec(bombed, 'echo ok', { timeoutSeconds: 5 }));
+    expect(execRefused).toBeInstanceOf(SandboxError);
+    expect(execRefused).toMatchObject({
+      code: 'process_limit',
+      status: 409,
+      message: expect.stringMatching(/limit of 1,024 processes: .*POST \/sandboxes\/:id\/restart/),
+    });
+    expect(await firstRefusal(() => runtime.readFile(bombed, '/root/before.txt'))).toMatchObject({
+      code: 'process_limit',
+    });
+    expect(await firstRefusal(() => runtime.writeFile(bombed, '/root/during.txt', 'x'))).toMatchObject({
+      code: 'process_limit',
+    });
+
+    const restarted = await runtime.restart(bombed);
+    expect(restarted).toMatchObject({ id: bombed, state: 'running', size: 'small' });
+    expect(restarted.initPid).not.toBe(before.initPid);
+    if (before.initPid !== null) expect(processGone(before.initPid)).toBe(true);
+    await expect.poll(() => tasks().current, { interval: 5, timeout: 5000 }).toBeLessThan(10);
+
+    expect((await runtime.exec(bombed, 'echo ok')).result.stdout).toBe('ok\n');
+    expect(text(await runtime.readFile(bombed, '/root/before.txt'))).toBe('written before the bomb');
+    // Never destroyed: the same sandbox, listed once, its files in place.
+    expect((await runtime.list()).filter((status) => status.id === bombed)).toHaveLength(1);
+    expect(existsSync(join(dir, bombed))).toBe(true);
+  }, 120_000);
+
+  it('refuses a stopped sandbox with not_running, as exec does', async () => {
+    await runtime.stop(bombed);
+    expect((await refusal(runtime.restart(bombed))).code).toBe('not_running');
+    expect((await runtime.status(bombed)).state).toBe('stopped');
+    await runtime.resume(bombed);
+    expect((await refusal(runtime.restart(sandboxId('missing')))).code).toBe('not_found');
   });
 });

@@ -1,17 +1,20 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processLimitReached, sandboxErrors } from '../../../domain/sandboxes/errors.ts';
 import { sandboxRoutes } from '../../../domain/sandboxes/routes.ts';
 import {
   counterValue,
   startCounterCommand,
   whileHostCounterCountsTwice,
 } from '../sandboxes-runtime/counter.ts';
+import { firstRefusal, forkBombCommand, tasksOf, untilAtLimit } from '../sandboxes-runtime/fork-bomb.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
 // Sandboxes through HTTP, on real isolated sandboxes (spec, "States and transitions" and the
 // `Sandbox` methods): create resolves running, exec, files, stop and resume keep the processes,
-// fork copies files and metadata, destroy removes the files and hides the sandbox from lists.
+// fork copies files and metadata, destroy removes the files and hides the sandbox from lists;
+// restart ends every process and keeps the files, also at the process limit (issue 48).
 
 let api: SandboxApi;
 beforeAll(async () => {
@@ -209,6 +212,56 @@ describe('stop, resume, update', () => {
     expect(emptied.json().data.metadata).toEqual({});
     expect((await api.call('GET', `/api/sandboxes/${id}`)).json().data.metadata).toEqual({});
   });
+});
+
+describe('restart (issue 48)', () => {
+  it('ends every process and starts afresh over the same files; a stopped sandbox is refused', async () => {
+    const { id, name } = await create();
+    await api.call('PUT', `/api/sandboxes/${id}/files?path=/root/kept.txt`, { body: Buffer.from('kept') });
+    await exec(id, 'setsid sleep 1000 </dev/null >/dev/null 2>&1 &');
+    const processes = async () => (await exec(id, 'ps -eo args')).stdout;
+    expect(await processes()).toContain('sleep 1000');
+    const initPid = (await api.runtime.status(id)).initPid;
+
+    const restarted = await api.call('POST', `/api/sandboxes/${name}/restart`);
+    expect(restarted.statusCode, restarted.body).toBe(200);
+    const sandbox = restarted.json().data;
+    expect(sandbox).toMatchObject({ id, name, status: 'running', desktop: { running: false } });
+    expect((await api.call('GET', `/api/sandboxes/${id}`)).json().data).toEqual(sandbox);
+    expect((await api.runtime.status(id)).initPid).not.toBe(initPid);
+    expect(await processes()).not.toContain('sleep 1000');
+    expect((await exec(id, 'cat /root/kept.txt')).stdout).toBe('kept');
+
+    await api.call('POST', `/api/sandboxes/${id}/stop`);
+    const refused = await api.call('POST', `/api/sandboxes/${id}/restart`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toEqual({ code: 'not_running', message: sandboxErrors.not_running.message });
+    expect((await api.call('GET', `/api/sandboxes/${id}`)).json().data.status).toBe('stopped');
+  });
+
+  it('is the way out of a fork bomb: at the limit exec is 409 process_limit, after a restart it runs', async () => {
+    const { id } = await create();
+    await api.call('PUT', `/api/sandboxes/${id}/files?path=/root/kept.txt`, { body: Buffer.from('kept') });
+    await exec(id, forkBombCommand);
+    await untilAtLimit(tasksOf(await api.runtime.status(id)));
+
+    const refused = await firstRefusal(async () => {
+      const answer = await api.call('POST', `/api/sandboxes/${id}/exec`, {
+        body: { command: 'echo ok', timeout_seconds: 5 },
+      });
+      if (answer.statusCode !== 200) throw answer;
+    });
+    const answer = refused as Awaited<ReturnType<SandboxApi['call']>>;
+    expect(answer.statusCode).toBe(409);
+    expect(answer.json().error).toEqual({
+      code: 'process_limit',
+      message: processLimitReached(1024).message,
+    });
+
+    const restarted = await api.call('POST', `/api/sandboxes/${id}/restart`);
+    expect(restarted.json().data).toMatchObject({ id, status: 'running' });
+    expect((await exec(id, 'echo ok; cat /root/kept.txt')).stdout).toBe('ok\nkept');
+  }, 120_000);
 });
 
 describe('fork and destroy', () => {

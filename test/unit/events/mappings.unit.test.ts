@@ -232,6 +232,7 @@ describe('event mappings round-trip through protobuf', () => {
     { ...sandbox, type: 'SandboxStopped', reason: 'requested' },
     { ...sandbox, type: 'SandboxStopped', reason: 'idle_timeout' },
     { ...sandbox, type: 'SandboxResumed' },
+    { ...sandbox, type: 'SandboxRestarted' },
     { ...sandbox, type: 'SandboxUpdated', metadata: { a: 'b' }, idleTimeoutSeconds: 60 },
     // Absent and empty differ: `{}` removes every key, an absent field changes nothing; 0 is "never".
     { ...sandbox, type: 'SandboxUpdated', metadata: {} },

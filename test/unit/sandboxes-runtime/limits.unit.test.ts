@@ -9,12 +9,12 @@ import {
 
 describe('size to limits', () => {
   it.each([
-    ['small', 1, 2048, 1024],
-    ['standard', 2, 4096, 2048],
-    ['large', 4, 8192, 4096],
-    ['xl', 8, 16384, 8192],
-  ] as const)('%s: %i cpus, %i MiB, %i tasks', (size, cpus, memoryMiB, pids) => {
-    expect(sizeLimits[size]).toEqual({ cpus, memoryMiB, pids });
+    ['small', 1, 2048, 1024, 8192],
+    ['standard', 2, 4096, 2048, 16384],
+    ['large', 4, 8192, 4096, 32768],
+    ['xl', 8, 16384, 8192, 65536],
+  ] as const)('%s: %i cpus, %i MiB, %i tasks, %i MiB of disk', (size, cpus, memoryMiB, pids, diskMiB) => {
+    expect(sizeLimits[size]).toEqual({ cpus, memoryMiB, pids, diskMiB });
   });
 
   it("covers exactly the spec's sizes, each larger than the last in every resource", () => {
@@ -26,6 +26,7 @@ describe('size to limits', () => {
       expect(limits.cpus).toBeGreaterThan(previous.cpus);
       expect(limits.memoryMiB).toBeGreaterThan(previous.memoryMiB);
       expect(limits.pids).toBeGreaterThan(previous.pids);
+      expect(limits.diskMiB).toBeGreaterThan(previous.diskMiB);
     }
   });
 });

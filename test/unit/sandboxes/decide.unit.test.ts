@@ -87,6 +87,18 @@ const transitions: [string, CommandBody, Record<StatusName, Expected>][] = [
     },
   ],
   [
+    'restart() (issue 48)',
+    { type: 'RestartSandbox' },
+    {
+      none: notFound,
+      starting: notRunning,
+      running: 'SandboxRestarted',
+      stopped: notRunning,
+      lost: lostRefusal,
+      deleted: notFound,
+    },
+  ],
+  [
     'fork()',
     { type: 'ForkSandbox', copyId: 'sbx_copy', name: 'copy', nameTaken: false },
     {
@@ -372,6 +384,14 @@ describe('desktop', () => {
     );
     expect(resumed?.desktop?.status).toBe('running');
     expect(given([{ type: 'DestroySandbox' }], withDesktop)?.desktop).toBeUndefined();
+  });
+
+  it('ends with a restart (its processes end), which starts the sandbox again and the idle clock', () => {
+    const restart = { ...meta(at(500)), type: 'RestartSandbox' } as const;
+    const restarted = decide(restart, withDesktop).reduce(evolve, withDesktop);
+    expect(restarted).toMatchObject({ status: 'starting', lastUsedAt: at(500) });
+    expect(restarted?.desktop).toBeUndefined();
+    expect(given([{ type: 'ReportStarted' }], restarted)?.status).toBe('running');
   });
 
   it('a late ready report after a stop decides nothing', () => {

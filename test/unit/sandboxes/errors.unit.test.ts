@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { invalidRequest, SandboxError, sandboxErrors } from '../../../domain/sandboxes/errors.ts';
+import {
+  invalidRequest,
+  processLimitReached,
+  SandboxError,
+  sandboxErrors,
+} from '../../../domain/sandboxes/errors.ts';
 
 // The spec's "Errors" table, row by row.
 const table = [
@@ -7,6 +12,7 @@ const table = [
   ['desktop_outdated', 409, /create a new sandbox/],
   ['desktop_refused', 422, /read the accessibility tree .* again/],
   ['not_running', 409, /resume it/],
+  ['process_limit', 409, /restart it with POST \/sandboxes\/:id\/restart/],
   ['insufficient_ability', 403, /mint a token with `control`/],
   ['origin_refused', 403, /mint a token whose `origins` lists it/],
   ['sandbox_has_secrets', 409, /API key from a server/],
@@ -25,6 +31,12 @@ describe('errors', () => {
     expect(error.status).toBe(status);
     expect(error.message).toMatch(nextStep);
     expect(error.toBody()).toEqual({ error: { code, message: error.message } });
+  });
+
+  it('process_limit names the limit (issue 48)', () => {
+    const error = processLimitReached(1024);
+    expect([error.code, error.status]).toEqual(['process_limit', 409]);
+    expect(error.message).toMatch(/^The sandbox is at its limit of 1,024 processes: .*restart it/);
   });
 
   it('invalid_request carries param', () => {

@@ -13,6 +13,7 @@ const clientMethods = [
   'Sandbox.update',
   'Sandbox.stop',
   'Sandbox.resume',
+  'Sandbox.restart',
   'Sandbox.fork',
   'Sandbox.destroy',
   'Sandbox.refresh',

@@ -131,6 +131,7 @@ describe('checking a token on a request', () => {
     ['sandbox.files.write', 'unauthorized', 'unauthorized'],
     ['sandbox.stop', 'unauthorized', 'unauthorized'],
     ['sandbox.resume', 'unauthorized', 'unauthorized'],
+    ['sandbox.restart', 'unauthorized', 'unauthorized'],
     ['sandbox.fork', 'unauthorized', 'unauthorized'],
     ['sandbox.destroy', 'unauthorized', 'unauthorized'],
     ['sandbox.update', 'unauthorized', 'unauthorized'],

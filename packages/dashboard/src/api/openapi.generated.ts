@@ -138,7 +138,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -898,7 +898,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1168,7 +1168,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1430,7 +1430,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2173,7 +2173,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2568,7 +2568,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2832,7 +2832,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4583,7 +4583,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4979,7 +4979,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5243,7 +5243,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5519,7 +5519,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5773,7 +5773,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6035,7 +6035,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6295,7 +6295,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6549,7 +6549,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6819,7 +6819,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7075,7 +7075,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7340,7 +7340,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8034,7 +8034,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8662,7 +8662,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9316,7 +9316,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9751,7 +9751,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9999,7 +9999,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10420,7 +10420,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10645,7 +10645,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10843,7 +10843,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11137,7 +11137,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11357,7 +11357,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11579,7 +11579,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11798,7 +11798,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11991,7 +11991,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12232,7 +12232,259 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The JSON body is over 1 MiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sandboxes/{id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restart: every process ends, files are kept; answers once it runs */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a sandbox id (`sbx_…`) or its name */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                created_at: string;
+                                desktop: {
+                                    /** @enum {boolean} */
+                                    running: false;
+                                } | {
+                                    browser: string;
+                                    devtools: string;
+                                    display: string;
+                                    /** @enum {boolean} */
+                                    running: true;
+                                    /** @description WIDTHxHEIGHT */
+                                    size: string;
+                                    vnc_port: number;
+                                };
+                                forked_from: string | null;
+                                has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
+                                id: string;
+                                idle_timeout_seconds: number;
+                                last_used_at: string;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                name: string;
+                                /** @enum {string} */
+                                size: "small" | "standard" | "large" | "xl";
+                                /** @enum {string} */
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12484,7 +12736,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12702,7 +12954,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12956,7 +13208,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -13194,7 +13446,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, or holding secrets; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -2,26 +2,26 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { builtConfinement, confinementRecipe, confinementVersion } from '../../../sandbox-runtime/confine.ts';
 import { limitControllers } from '../../../sandbox-runtime/limits.ts';
-import { builtSeccomp, seccompRecipe, seccompVersion } from '../../../sandbox-runtime/seccomp.ts';
 import { sandboxRecord } from '../../../sandbox-runtime/state.ts';
 
-describe('the seccomp filter, as the runtime finds it', () => {
+describe('the confinement, as the runtime finds it', () => {
   it('is resolved for Docker’s default capabilities, never CAP_SYS_ADMIN', () => {
-    expect(seccompRecipe.capabilities).toHaveLength(14);
-    expect(seccompRecipe.capabilities).not.toContain('CAP_SYS_ADMIN');
-    expect(seccompVersion()).toMatch(/^seccomp-[0-9a-f]{12}$/);
+    expect(confinementRecipe.capabilities).toHaveLength(14);
+    expect(confinementRecipe.capabilities).not.toContain('CAP_SYS_ADMIN');
+    expect(confinementVersion()).toMatch(/^confinement-[0-9a-f]{12}$/);
   });
 
   it('is refused, naming the command that builds it, until a build finished; then its folder', () => {
-    const cache = mkdtempSync(join(tmpdir(), 'orrery-seccomp-'));
+    const cache = mkdtempSync(join(tmpdir(), 'orrery-confinement-'));
     try {
-      expect(() => builtSeccomp(cache)).toThrow(/`npm run stack -- start` builds it/);
-      const target = join(cache, seccompVersion());
+      expect(() => builtConfinement(cache)).toThrow(/`npm run stack -- start` builds it/);
+      const target = join(cache, confinementVersion());
       mkdirSync(target);
-      expect(() => builtSeccomp(cache)).toThrow(/is not built/);
-      writeFileSync(join(target, '.orrery-seccomp.json'), '{}');
-      expect(builtSeccomp(cache)).toBe(target);
+      expect(() => builtConfinement(cache)).toThrow(/is not built/);
+      writeFileSync(join(target, '.orrery-confinement.json'), '{}');
+      expect(builtConfinement(cache)).toBe(target);
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
@@ -42,6 +42,6 @@ describe('the seccomp filter, as the runtime finds it', () => {
       desired: 'running',
       destroying: false,
     };
-    expect(sandboxRecord.parse(before).seccomp).toBeNull();
+    expect(sandboxRecord.parse(before).confinement).toBeNull();
   });
 });

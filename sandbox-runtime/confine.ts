@@ -17,23 +17,25 @@ import { type DebianPackage, ensureDebianPackages } from '../platform/debian-pac
 import { runToEnd } from '../platform/run-to-end.ts';
 import { hostEnv, hostProgram, runHost } from './host.ts';
 
-// The syscall filter on every process of a sandbox: Docker's default seccomp profile, as Docker
-// publishes it (the Go module github.com/moby/profiles/seccomp, fetched through the Go module
-// proxy), compiled by libseccomp (Debian's python3-seccomp, compile-profile.py) for the
-// capabilities Docker grants a container. So root inside a sandbox, who holds every capability
-// of its user namespace, still cannot mount, unshare, setns, keyctl, ptrace... as in a container.
+// What every process of a sandbox is confined to, as a container of Docker's is: Docker's
+// default capabilities, and Docker's default seccomp profile with no_new_privs. Root inside holds
+// every capability of its user namespace; confined, it keeps only Docker's 14, so it cannot
+// change its network namespace's firewall or routes (network.ts), and the filter refuses mount,
+// unshare, setns, keyctl, bpf... whatever the capabilities would allow.
 //
-// Two ways in, one filter: the init gets it from bwrap (`--seccomp`), and a command entering a
-// running sandbox (exec, files, the desktop) from seccomp-exec.c, a static program nsenter runs
-// inside the sandbox's root, which loads the filter and execs the command. Both find it in the
-// sandbox at `/run/orrery`, a read-only bind the host mounts before the sandbox's user namespace
-// exists: the kernel locks it there (a sandbox cannot unmount it or make it writable, and the
-// filter refuses mount calls anyway).
+// The profile is Docker's own (the Go module github.com/moby/profiles/seccomp, through the Go
+// module proxy), compiled by libseccomp (Debian's python3-seccomp, confine/compile-profile.py)
+// for those capabilities. Two ways in, one confinement: the init gets it from bwrap
+// (`--cap-drop`/`--cap-add`, `--seccomp`), and a command entering a running sandbox (exec, files,
+// the desktop) from confine/confine.c, a static program nsenter runs inside the sandbox's root,
+// which drops the capabilities (libcap), loads the filter and execs the command. Both find their
+// files at `/run/orrery`, a read-only bind the host mounts before the sandbox's user namespace
+// exists: the kernel locks it there (a sandbox cannot unmount it or make it writable).
 //
 // Built once per machine with the base filesystem (`npm run stack -- start`), cached beside it
-// under a digest of its recipe; the runtime only finds it (`builtSeccomp`).
+// under a digest of its recipe; the runtime only finds it (`builtConfinement`).
 
-export const seccompRecipe = {
+export const confinementRecipe = {
   profile: { module: 'github.com/moby/profiles/seccomp', version: 'v0.3.0', file: 'default.json' },
   /** Docker's default capability set (moby's oci/caps/defaults.go): what the profile is resolved for. */
   capabilities: [
@@ -54,60 +56,74 @@ export const seccompRecipe = {
   ],
 };
 
-/** Where a sandbox sees the filter and its loader (a read-only bind of the built folder). */
-export const sandboxSeccompDir = '/run/orrery';
-export const seccompFiles = {
+/** The capability list as the loader and bwrap take it. */
+export const confinedCapabilities = confinementRecipe.capabilities.join(',');
+
+/** Where a sandbox sees the filter and the loader (a read-only bind of the built folder). */
+export const sandboxConfinementDir = '/run/orrery';
+export const confinementFiles = {
   filter: 'seccomp.bpf',
-  loader: 'seccomp-exec',
+  loader: 'confine',
   profile: 'profile.json',
 } as const;
 
-const sources = { compiler: 'compile-profile.py', loader: 'seccomp-exec.c' } as const;
-const sourceDir = join(import.meta.dirname, 'seccomp');
-const marker = '.orrery-seccomp.json';
+const sources = { compiler: 'compile-profile.py', loader: 'confine.c' } as const;
+const sourceDir = join(import.meta.dirname, 'confine');
+const marker = '.orrery-confinement.json';
 
 /** What building the filter needs from Debian's packages beyond the runtime's own. */
 const buildPackages: readonly DebianPackage[] = [
   { pkg: 'python3-seccomp', present: () => pythonHasSeccomp() },
   { pkg: 'gcc', present: () => onPath('gcc') },
-  { pkg: 'libc6-dev', present: () => staticLibcPresent() },
+  { pkg: 'libcap-dev', present: () => staticLibraryPresent('libcap.a') },
+  { pkg: 'libc6-dev', present: () => staticLibraryPresent('libc.a') },
 ];
 
-export function seccompVersion(): string {
-  const hash = createHash('sha256').update(JSON.stringify(seccompRecipe));
+export function confinementVersion(): string {
+  const hash = createHash('sha256').update(JSON.stringify(confinementRecipe));
   for (const file of Object.values(sources)) hash.update(readFileSync(join(sourceDir, file)));
-  return `seccomp-${hash.digest('hex').slice(0, 12)}`;
+  return `confinement-${hash.digest('hex').slice(0, 12)}`;
 }
 
 /** Builds the filter and its loader if this version is not cached in `cacheDir`; answers the folder. */
-export async function ensureSeccomp(cacheDir: string, log: (line: string) => void): Promise<string> {
-  const target = join(cacheDir, seccompVersion());
+export async function ensureConfinement(cacheDir: string, log: (line: string) => void): Promise<string> {
+  const target = join(cacheDir, confinementVersion());
   if (existsSync(join(target, marker))) return target;
   await ensureDebianPackages(buildPackages, log);
   const building = `${target}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true, mode: 0o755 });
-  log(`building the sandboxes' seccomp filter (${seccompVersion()}) into ${target}`);
+  log(
+    `building the sandboxes' confinement (${confinementVersion()}: capabilities, seccomp filter) into ${target}`,
+  );
   try {
-    copyFileSync(await downloadProfile(log), join(building, seccompFiles.profile));
+    copyFileSync(await downloadProfile(log), join(building, confinementFiles.profile));
     await runHost(
       hostProgram('python3'),
       [
         join(sourceDir, sources.compiler),
-        join(building, seccompFiles.profile),
-        join(building, seccompFiles.filter),
-        ...seccompRecipe.capabilities,
+        join(building, confinementFiles.profile),
+        join(building, confinementFiles.filter),
+        ...confinementRecipe.capabilities,
       ],
       log,
     );
     await runHost(
       hostProgram('gcc'),
-      ['-static', '-s', '-O2', '-o', join(building, seccompFiles.loader), join(sourceDir, sources.loader)],
+      [
+        '-static',
+        '-s',
+        '-O2',
+        '-o',
+        join(building, confinementFiles.loader),
+        join(sourceDir, sources.loader),
+        '-lcap',
+      ],
       log,
     );
     writeFileSync(
       join(building, marker),
-      JSON.stringify({ recipe: seccompRecipe, version: seccompVersion() }),
+      JSON.stringify({ recipe: confinementRecipe, version: confinementVersion() }),
     );
     renameSync(building, target);
   } catch (error) {
@@ -118,11 +134,11 @@ export async function ensureSeccomp(cacheDir: string, log: (line: string) => voi
 }
 
 /** The built folder; a request never builds (a missing filter says how to build it). */
-export function builtSeccomp(cacheDir: string): string {
-  const target = join(cacheDir, seccompVersion());
+export function builtConfinement(cacheDir: string): string {
+  const target = join(cacheDir, confinementVersion());
   if (existsSync(join(target, marker))) return target;
   throw new Error(
-    `the sandboxes' seccomp filter ${seccompVersion()} is not built in ${cacheDir}; ` +
+    `the sandboxes' confinement ${confinementVersion()} is not built in ${cacheDir}; ` +
       '`npm run stack -- start` builds it',
   );
 }
@@ -131,8 +147,8 @@ const downloaded = z.object({ Dir: z.string() });
 
 /** Docker's profile from the Go module proxy, as `go mod download` verifies it (go.sum's database). */
 async function downloadProfile(log: (line: string) => void): Promise<string> {
-  const { module, version, file } = seccompRecipe.profile;
-  const scratch = mkdtempSync(join(tmpdir(), 'orrery-seccomp-'));
+  const { module, version, file } = confinementRecipe.profile;
+  const scratch = mkdtempSync(join(tmpdir(), 'orrery-confinement-'));
   try {
     const env = {
       ...process.env,
@@ -164,9 +180,9 @@ function pythonHasSeccomp(): boolean {
   );
 }
 
-function staticLibcPresent(): boolean {
+function staticLibraryPresent(name: string): boolean {
   if (!onPath('gcc')) return false;
-  const found = spawnSync('gcc', ['-print-file-name=libc.a'], {
+  const found = spawnSync('gcc', [`-print-file-name=${name}`], {
     env: hostEnv,
     encoding: 'utf8',
   }).stdout.trim();
