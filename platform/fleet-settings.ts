@@ -39,6 +39,19 @@ export const fleetEnvironment = {
   ORRERY_SANDBOX_HOST_GRACE_SECONDS: seconds.default(300),
   // The base filesystem sandboxes are made from; ~/.cache/orrery/rootfs by default.
   ORRERY_SANDBOX_ROOTFS_DIR: z.string().min(1).optional(),
+  // The resolvers sandboxes' DNS queries go to, addresses separated by commas; the host's own by default.
+  ORRERY_SANDBOX_DNS: z
+    .string()
+    .optional()
+    .transform((text) =>
+      text === undefined || text.trim() === '' ? undefined : text.split(',').map((server) => server.trim()),
+    )
+    .pipe(
+      z
+        .array(z.union([z.ipv4(), z.ipv6()]))
+        .min(1)
+        .optional(),
+    ),
   // The local stack only (infra/platform.ts): API replicas on 8080, 8081, …; hosts on 8092, 8093, ….
   ORRERY_API_REPLICAS: z.coerce.number().int().min(1).max(8).default(1),
   ORRERY_SANDBOX_HOSTS: z.coerce.number().int().min(1).max(8).default(1),
@@ -66,6 +79,7 @@ export function fleetSettings(env: FleetEnvironment) {
         memoryOvercommit: env.ORRERY_SANDBOX_HOST_MEMORY_OVERCOMMIT,
       },
       rootfsDir: env.ORRERY_SANDBOX_ROOTFS_DIR,
+      sandboxDns: env.ORRERY_SANDBOX_DNS,
     },
     local: { apiReplicas: env.ORRERY_API_REPLICAS, sandboxHosts: env.ORRERY_SANDBOX_HOSTS },
   };

@@ -1,7 +1,9 @@
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
+import type { NetworkPolicy } from '../domain/sandboxes/network.ts';
 import { poll } from '../platform/poll.ts';
 import { killCgroup, type LimitReport, removeCgroups, removeChildCgroups } from './cgroups.ts';
 import { isFrozen, setFrozen } from './freeze.ts';
+import { type EgressSettings, egressAlive, startEgress, stopEgress } from './network.ts';
 import { initAlive, killInit, startInit } from './process-tree.ts';
 import { type DiskLimit, type FilesystemMode, type Layout, removeFilesystem } from './sandbox-fs.ts';
 import { type SandboxRecord, writeRecord } from './state.ts';
@@ -23,11 +25,18 @@ export interface SandboxStatus {
   freezer: SandboxRecord['freezer'];
   /** Per cgroup controller, and for the disk: where the limit was applied, or why it was not. */
   limits: LimitReport & { disk: DiskLimit };
+  network: NetworkPolicy;
 }
 
 export type RecoveryOutcome = 'kept' | 'restarted' | 'destroyed';
 
 export type Log = (line: string) => void;
+
+/** What the steps take from the runtime beyond a sandbox's record: its log, and how sandboxes reach out. */
+export interface Steps {
+  log: Log;
+  egress: EgressSettings;
+}
 
 export function statusOf(record: SandboxRecord): SandboxStatus {
   const alive = initAlive(record);
@@ -40,6 +49,7 @@ export function statusOf(record: SandboxRecord): SandboxStatus {
     filesystem: record.filesystem,
     freezer: record.freezer,
     limits: { ...record.limits, disk: record.disk },
+    network: record.network,
   };
 }
 
@@ -49,12 +59,12 @@ export function saved(layout: Layout, record: SandboxRecord): SandboxRecord {
 }
 
 /** Starts a new sandbox's processes; if that fails, nothing of it is left behind. */
-export async function boot(record: SandboxRecord, layout: Layout, log: Log): Promise<SandboxRecord> {
+export async function boot(record: SandboxRecord, layout: Layout, steps: Steps): Promise<SandboxRecord> {
   saved(layout, record);
   try {
-    return await startProcesses(record, layout, log);
+    return await startProcesses(record, layout, steps);
   } catch (error) {
-    await destroySandbox(record, layout, log).catch(() => removeFilesystem(layout));
+    await destroySandbox(record, layout, steps).catch(() => removeFilesystem(layout));
     throw error;
   }
 }
@@ -68,25 +78,27 @@ export async function boot(record: SandboxRecord, layout: Layout, log: Log): Pro
 export async function startProcesses(
   record: SandboxRecord,
   layout: Layout,
-  log: Log,
+  steps: Steps,
 ): Promise<SandboxRecord> {
   // Leftovers of the old tree (an exec's background process) go, and the exec cgroups they kept;
   // a frozen cgroup is thawed, or the new init would freeze as it joins.
   await endProcesses(record);
   if (record.cgroups.unified !== undefined) removeChildCgroups(record.cgroups.unified);
   if (record.freezer === 'cgroup') await setFrozen(record, false);
-  const started = saved(layout, { ...record, init: await startInit(record, layout) });
+  const init = saved(layout, { ...record, init: await startInit(record, layout), egress: null });
+  // Its way out before it may freeze: slirp joins the sandbox's cgroups as it starts.
+  const started = saved(layout, { ...init, egress: await startEgress(init, init.network, steps.egress) });
   if (started.desired === 'stopped') await setFrozen(started, true);
-  log(`sandbox ${record.id}: init is pid ${started.init?.pid}`);
+  steps.log(`sandbox ${record.id}: init is pid ${started.init?.pid}`);
   return started;
 }
 
 export async function ensureProcesses(
   record: SandboxRecord,
   layout: Layout,
-  log: Log,
+  steps: Steps,
 ): Promise<SandboxRecord> {
-  return initAlive(record) ? record : startProcesses(record, layout, log);
+  return initAlive(record) ? record : startProcesses(record, layout, steps);
 }
 
 /** Runs `task` (a copy of the files) with the sandbox frozen, if it is running. */
@@ -106,6 +118,7 @@ export async function whilePaused<T>(record: SandboxRecord, task: () => Promise<
  * kill the rest of its pid namespace.
  */
 async function endProcesses(record: SandboxRecord): Promise<void> {
+  stopEgress(record.egress); // in the sandbox's cgroups too, but a v1-only host has no cgroup.kill
   const killed = record.cgroups.unified !== undefined && (await killCgroup(record.cgroups.unified));
   if (killed) return;
   killInit(record);
@@ -113,12 +126,12 @@ async function endProcesses(record: SandboxRecord): Promise<void> {
 }
 
 /** Kills every process, then removes the cgroups and the files. */
-export async function destroySandbox(record: SandboxRecord, layout: Layout, log: Log): Promise<void> {
+export async function destroySandbox(record: SandboxRecord, layout: Layout, steps: Steps): Promise<void> {
   saved(layout, { ...record, destroying: true });
   await endProcesses(record);
   await removeCgroups(record.cgroups);
   removeFilesystem(layout);
-  log(`sandbox ${record.id}: destroyed`);
+  steps.log(`sandbox ${record.id}: destroyed`);
 }
 
 /**
@@ -130,17 +143,32 @@ export async function destroySandbox(record: SandboxRecord, layout: Layout, log:
 export async function recoverSandbox(
   record: SandboxRecord,
   layout: Layout,
-  log: Log,
+  steps: Steps,
 ): Promise<RecoveryOutcome> {
   if (record.destroying) {
-    await destroySandbox(record, layout, log);
+    await destroySandbox(record, layout, steps);
     return 'destroyed';
   }
   if (!initAlive(record)) {
-    await startProcesses(record, layout, log);
+    await startProcesses(record, layout, steps);
     return 'restarted';
   }
   const stopped = record.desired === 'stopped';
   if (isFrozen(record) !== stopped) await setFrozen(record, stopped);
+  if (!stopped) await ensureEgress(record, layout, steps);
   return 'kept';
+}
+
+/**
+ * A running sandbox whose egress is open gets slirp back if it is gone (killed, or the host
+ * rebooted while the sandbox was stopped and its slirp frozen with it). Not for a frozen sandbox:
+ * slirp would freeze as it joins, before it is ready.
+ */
+export async function ensureEgress(
+  record: SandboxRecord,
+  layout: Layout,
+  steps: Steps,
+): Promise<SandboxRecord> {
+  if (record.network.egress !== 'open' || egressAlive(record.egress) || !initAlive(record)) return record;
+  return saved(layout, { ...record, egress: await startEgress(record, record.network, steps.egress) });
 }

@@ -52,25 +52,33 @@ export async function startEgress(
   return startSlirp(record, settings);
 }
 
-/** A new policy on a running sandbox: the firewall rewritten, slirp started or ended as needed. */
+/**
+ * A new policy on a sandbox whose init runs: the firewall rewritten at once; slirp ended for
+ * `none`, or started for `open` when `mayStart` (not while the sandbox is frozen: slirp would
+ * freeze as it joins; lifecycle.ts `ensureEgress` starts it on resume).
+ */
 export async function changeEgress(
   record: SandboxRecord,
-  running: EgressProcess | null,
   policy: NetworkPolicy,
   settings: EgressSettings,
+  mayStart: boolean,
 ): Promise<EgressProcess | null> {
   if (record.init === null) throw new Error(`sandbox ${record.id} has no init`);
   await applyFirewall(record.init.pid, policy, settings);
-  const alive = running !== null && processLives(running.pid, running.startTime) ? running : null;
+  const alive = egressAlive(record.egress) ? record.egress : null;
   if (policy.egress === 'none') {
-    if (alive !== null) stopEgress(alive);
+    stopEgress(alive);
     return null;
   }
-  return alive ?? startSlirp(record, settings);
+  return alive ?? (mayStart ? startSlirp(record, settings) : null);
+}
+
+export function egressAlive(running: EgressProcess | null): running is EgressProcess {
+  return running !== null && processLives(running.pid, running.startTime);
 }
 
 export function stopEgress(running: EgressProcess | null): void {
-  if (running !== null && processLives(running.pid, running.startTime)) signalGroup(running.pid, 'SIGKILL');
+  if (egressAlive(running)) signalGroup(running.pid, 'SIGKILL');
 }
 
 async function startSlirp(record: SandboxRecord, settings: EgressSettings): Promise<EgressProcess> {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Duplex, Readable } from 'node:stream';
 import { invalidRequest, SandboxError } from '../domain/sandboxes/errors.ts';
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
+import { defaultNetwork, type NetworkPolicy } from '../domain/sandboxes/network.ts';
 import type { Config } from '../platform/config.ts';
 import { canFreeze, createCgroups, discoverCgroups, planCgroups } from './cgroups.ts';
 import { builtConfinement } from './confine.ts';
@@ -28,17 +29,20 @@ import { hostProgram } from './host.ts';
 import {
   boot,
   destroySandbox,
+  ensureEgress,
   ensureProcesses,
   type Log,
   type RecoveryOutcome,
   recoverSandbox,
   type SandboxStatus,
+  type Steps,
   saved,
   startProcesses,
   statusOf,
   whilePaused,
 } from './lifecycle.ts';
 import { sizeLimits } from './limits.ts';
+import { changeEgress, writeResolvConf } from './network.ts';
 import { connectPort, forwardPort } from './ports.ts';
 import { initAlive } from './process-tree.ts';
 import { builtRootfs, defaultRootfsCache } from './rootfs.ts';
@@ -72,6 +76,8 @@ export interface RuntimeOptions {
   /** Force a fallback: for hosts where the probe is wrong, and for tests of the fallbacks. */
   freezer?: 'auto' | 'signals';
   filesystem?: 'auto' | 'copy';
+  /** The resolvers sandboxes' DNS goes to (ORRERY_SANDBOX_DNS); the host's own when absent. */
+  dns?: readonly string[];
   /** `unlimited`: layers without a disk quota, as where the host cannot mount an image. */
   disk?: 'auto' | 'unlimited';
   /** Every sandbox's disk quota in MiB, whatever its size's (limits.ts): for tests that fill one. */
@@ -96,6 +102,8 @@ export class SandboxRuntime {
   readonly dir: string;
   private readonly group: string;
   private readonly log: Log;
+  /** What the lifecycle's steps take: the log, and where sandboxes' DNS goes (network.ts). */
+  private readonly steps: Steps;
   private host: Promise<Host> | undefined;
   private readonly queues = new Map<string, Promise<unknown>>();
 
@@ -103,10 +111,14 @@ export class SandboxRuntime {
     this.dir = resolve(options.dir);
     this.group = `orrery-${createHash('sha256').update(this.dir).digest('hex').slice(0, 8)}`;
     this.log = options.log ?? (() => {});
+    const dns =
+      options.dns === undefined ? {} : { dns: options.dns, resolvConf: join(this.dir, 'resolv.conf') };
+    this.steps = { log: this.log, egress: dns };
   }
 
   static fromConfig(config: Config, options: Omit<RuntimeOptions, 'dir'> = {}): SandboxRuntime {
-    return new SandboxRuntime({ ...options, dir: config.sandboxDir });
+    const dns = config.fleet.host.sandboxDns;
+    return new SandboxRuntime({ ...(dns === undefined ? {} : { dns }), ...options, dir: config.sandboxDir });
   }
 
   /**
@@ -120,7 +132,10 @@ export class SandboxRuntime {
       const rootfs = builtRootfs(cache);
       const confinement = builtConfinement(cache);
       for (const program of ['bwrap', 'nsenter', 'unshare']) hostProgram(program);
+      for (const program of ['slirp4netns', 'nft', 'ip']) hostProgram(program);
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const { dns, resolvConf } = this.steps.egress;
+      if (dns !== undefined && resolvConf !== undefined) writeResolvConf(resolvConf, dns);
       const overlay = this.options.filesystem !== 'copy' && overlayWorks(this.dir);
       const diskRefused =
         this.options.disk === 'unlimited'
@@ -138,16 +153,19 @@ export class SandboxRuntime {
   }
 
   /** Resolves once the sandbox runs; creating an existing sandbox answers its status. */
-  create(id: string, { size = 'small' }: { size?: SandboxSize } = {}): Promise<SandboxStatus> {
+  create(
+    id: string,
+    { size = 'small', network = defaultNetwork }: { size?: SandboxSize; network?: NetworkPolicy } = {},
+  ): Promise<SandboxStatus> {
     const layout = this.layout(id);
     return this.serial(id, async () => {
       const existing = readRecord(layout);
       if (existing && !existing.destroying)
-        return statusOf(await ensureProcesses(existing, layout, this.log));
-      if (existing) await destroySandbox(existing, layout, this.log);
+        return statusOf(await ensureProcesses(existing, layout, this.steps));
+      if (existing) await destroySandbox(existing, layout, this.steps);
       const host = await this.prepare();
       const disk = await createFilesystem(layout, host.filesystem, host.rootfs, this.diskPlan(size, host));
-      return statusOf(await boot(this.newRecord(id, size, null, host, disk), layout, this.log));
+      return statusOf(await boot(this.newRecord(id, size, null, host, disk, network), layout, this.steps));
     });
   }
 
@@ -158,7 +176,7 @@ export class SandboxRuntime {
     return this.serial(newId, async () => {
       const existing = readRecord(layout);
       if (existing && !existing.destroying)
-        return statusOf(await ensureProcesses(existing, layout, this.log));
+        return statusOf(await ensureProcesses(existing, layout, this.steps));
       const host = await this.prepare();
       const [source, disk] = await this.serial(sourceId, async () => {
         const record = this.mustGet(sourceId);
@@ -166,9 +184,9 @@ export class SandboxRuntime {
         const copied = await whilePaused(record, () => copyFilesystem(this.layout(sourceId), layout, record));
         return [record, copied] as const;
       });
-      const fresh = this.newRecord(newId, source.size, sourceId, host, disk);
+      const fresh = this.newRecord(newId, source.size, sourceId, host, disk, source.network);
       const record = { ...fresh, filesystem: source.filesystem, rootfs: source.rootfs };
-      return statusOf(await boot(record, layout, this.log));
+      return statusOf(await boot(record, layout, this.steps));
     });
   }
 
@@ -186,9 +204,9 @@ export class SandboxRuntime {
     return this.serial(id, async () => {
       const layout = this.layout(id);
       const record = saved(layout, { ...this.mustGet(id), desired: 'running' });
-      if (!initAlive(record)) return statusOf(await startProcesses(record, layout, this.log));
+      if (!initAlive(record)) return statusOf(await startProcesses(record, layout, this.steps));
       await setFrozen(record, false);
-      return statusOf(record);
+      return statusOf(await ensureEgress(record, layout, this.steps));
     });
   }
 
@@ -202,9 +220,26 @@ export class SandboxRuntime {
     return this.serial(id, async () => {
       const record = this.mustGet(id);
       if (record.desired === 'stopped') throw new SandboxError('not_running');
-      const restarted = await startProcesses(record, this.layout(id), this.log);
+      const restarted = await startProcesses(record, this.layout(id), this.steps);
       this.log(`sandbox ${id}: restarted`);
       return statusOf(restarted);
+    });
+  }
+
+  /**
+   * A new network policy (domain/sandboxes/network.ts): the firewall changes at once; slirp ends
+   * for `none`, or starts for `open` (on resume, for a stopped sandbox). A sandbox whose processes
+   * are gone gets it when they start again.
+   */
+  setNetwork(id: string, network: NetworkPolicy): Promise<SandboxStatus> {
+    return this.serial(id, async () => {
+      const layout = this.layout(id);
+      const record = saved(layout, { ...this.mustGet(id), network });
+      if (!initAlive(record)) return statusOf(record);
+      const running = record.desired === 'running';
+      return statusOf(
+        saved(layout, { ...record, egress: await changeEgress(record, network, this.steps.egress, running) }),
+      );
     });
   }
 
@@ -213,7 +248,7 @@ export class SandboxRuntime {
     const layout = this.layout(id);
     return this.serial(id, async () => {
       const record = readRecord(layout);
-      if (record) await destroySandbox(record, layout, this.log);
+      if (record) await destroySandbox(record, layout, this.steps);
     });
   }
 
@@ -282,7 +317,7 @@ export class SandboxRuntime {
       const layout = this.layout(id);
       outcomes[id] = await this.serial(id, async () => {
         const record = readRecord(layout);
-        return record ? recoverSandbox(record, layout, this.log) : 'destroyed';
+        return record ? recoverSandbox(record, layout, this.steps) : 'destroyed';
       });
     }
     return outcomes;
@@ -300,6 +335,7 @@ export class SandboxRuntime {
     forkedFrom: string | null,
     host: Host,
     disk: DiskLimit,
+    network: NetworkPolicy,
   ): SandboxRecord {
     const cgroups = planCgroups(host.cgroups, this.group, id);
     return {
@@ -315,6 +351,8 @@ export class SandboxRuntime {
       limits: createCgroups(cgroups, sizeLimits[size]),
       freezer: this.options.freezer !== 'signals' && canFreeze(cgroups) ? 'cgroup' : 'signals',
       init: null,
+      network,
+      egress: null,
       desired: 'running',
       destroying: false,
     };
@@ -325,7 +363,7 @@ export class SandboxRuntime {
     const record = this.mustGet(id);
     if (record.desired === 'stopped') throw new SandboxError('not_running');
     if (initAlive(record)) return record;
-    return this.serial(id, () => ensureProcesses(this.mustGet(id), this.layout(id), this.log));
+    return this.serial(id, () => ensureProcesses(this.mustGet(id), this.layout(id), this.steps));
   }
 
   /** The sandboxes on disk (a folder that is not one, by its name, is not ours to touch). */

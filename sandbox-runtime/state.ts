@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import { z } from 'zod';
 import { sandboxSizes } from '../domain/sandboxes/events.ts';
+import { egressModes } from '../domain/sandboxes/network.ts';
 import { cgroupSet, limitReport } from './cgroups.ts';
 import { diskLimit, filesystemModes, type Layout } from './sandbox-fs.ts';
 
@@ -28,6 +29,12 @@ export const sandboxRecord = z.object({
   init: z.object({ pid: z.number().int(), startTime: z.string() }).nullable(),
   /** What the API last asked for; after a crash, recover() brings the processes back to it. */
   desired: z.enum(['running', 'stopped']),
+  /** Its network policy; a sandbox made before sandboxes had a network has none (loopback only). */
+  network: z
+    .object({ egress: z.enum(egressModes), allow: z.array(z.string()), deny: z.array(z.string()) })
+    .default({ egress: 'none', allow: [], deny: [] }),
+  /** slirp4netns carrying its traffic out (network.ts), while its egress is open. */
+  egress: z.object({ pid: z.number().int(), startTime: z.string() }).nullable().default(null),
   /** Set before destroy starts, so an interrupted destroy is finished by recover(). */
   destroying: z.boolean(),
 });
