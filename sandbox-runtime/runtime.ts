@@ -48,6 +48,7 @@ import { initAlive } from './process-tree.ts';
 import { builtRootfs, defaultRootfsCache } from './rootfs.ts';
 import {
   copyFilesystem,
+  copyLayer,
   createFilesystem,
   type DiskLimit,
   type DiskPlan,
@@ -58,6 +59,14 @@ import {
   overlayWorks,
 } from './sandbox-fs.ts';
 import { readRecord, recordedIds, type SandboxRecord } from './state.ts';
+import {
+  listTemplates,
+  readTemplate,
+  removeTemplate,
+  type TemplateRecord,
+  templateLayout,
+  writeTemplate,
+} from './template-store.ts';
 
 export type { RecoveryOutcome, SandboxState, SandboxStatus } from './lifecycle.ts';
 
@@ -94,6 +103,9 @@ interface Host {
   diskRefused: string | undefined;
   cgroups: ReturnType<typeof discoverCgroups>;
 }
+
+const templatesNeedOverlay =
+  'this host cannot stack a template under a sandbox (overlayfs is refused here: sandboxes are full copies of the base)';
 
 /** Ids name folders, cgroups and the hostname (at most 64 bytes). */
 const sandboxIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
@@ -155,7 +167,11 @@ export class SandboxRuntime {
   /** Resolves once the sandbox runs; creating an existing sandbox answers its status. */
   create(
     id: string,
-    { size = 'small', network = defaultNetwork }: { size?: SandboxSize; network?: NetworkPolicy } = {},
+    {
+      size = 'small',
+      network = defaultNetwork,
+      template,
+    }: { size?: SandboxSize; network?: NetworkPolicy; template?: string } = {},
   ): Promise<SandboxStatus> {
     const layout = this.layout(id);
     return this.serial(id, async () => {
@@ -164,9 +180,96 @@ export class SandboxRuntime {
         return statusOf(await ensureProcesses(existing, layout, this.steps));
       if (existing) await destroySandbox(existing, layout, this.steps);
       const host = await this.prepare();
-      const disk = await createFilesystem(layout, host.filesystem, host.rootfs, this.diskPlan(size, host));
-      return statusOf(await boot(this.newRecord(id, size, null, host, disk, network), layout, this.steps));
+      const from = template === undefined ? undefined : this.readyTemplate(template, host);
+      const rootfs = from?.base ?? host.rootfs;
+      const disk = await createFilesystem(layout, host.filesystem, rootfs, this.diskPlan(size, host));
+      const fresh = this.newRecord(id, size, null, host, disk, network);
+      const record =
+        from === undefined ? fresh : { ...fresh, rootfs, template: from.id, layers: from.layers };
+      return statusOf(await boot(record, layout, this.steps));
     });
+  }
+
+  /**
+   * A template of the sandbox's files as they are now (template-store.ts): its own changes as a
+   * new layer over its template's layers, copied with the sandbox frozen. `source` says what the
+   * template was made from (a recipe's build passes its own).
+   */
+  snapshot(
+    id: string,
+    templateId: string,
+    source: TemplateRecord['source'] = { kind: 'snapshot', sandbox: id },
+  ): Promise<TemplateRecord> {
+    this.layout(templateId); // the same rule for ids
+    return this.serial(id, async () => {
+      const host = await this.prepare();
+      if (host.filesystem !== 'overlay') throw invalidRequest('template', templatesNeedOverlay);
+      // A recipe's build (template-build.ts) marks its template `building` before it gets here.
+      if ((readTemplate(this.dir, templateId)?.status ?? 'building') !== 'building')
+        throw invalidRequest('template', `template ${templateId} exists already`);
+      const record = this.mustGet(id);
+      const target = templateLayout(this.dir, templateId);
+      const template: TemplateRecord = {
+        id: templateId,
+        createdAt: new Date().toISOString(),
+        status: 'building',
+        base: record.rootfs,
+        source,
+        layers: [target.layer, ...record.layers],
+        failure: null,
+      };
+      writeTemplate(this.dir, template);
+      try {
+        await whilePaused(record, () => copyLayer(this.layout(id), record, target.layer));
+      } catch (error) {
+        removeTemplate(this.dir, templateId);
+        throw error;
+      }
+      this.log(`template ${templateId}: made from sandbox ${id}`);
+      return writeTemplate(this.dir, { ...template, status: 'ready' });
+    });
+  }
+
+  templates(): TemplateRecord[] {
+    return listTemplates(this.dir);
+  }
+
+  template(id: string): TemplateRecord | undefined {
+    this.layout(id);
+    return readTemplate(this.dir, id);
+  }
+
+  /** Deletes a template no sandbox and no other template stands on; a missing one is gone already. */
+  deleteTemplate(id: string): Promise<void> {
+    this.layout(id);
+    return this.serial(`template:${id}`, async () => {
+      const template = readTemplate(this.dir, id);
+      if (template === undefined) return;
+      const own = templateLayout(this.dir, id).layer;
+      const users = [
+        ...this.ids().filter((sandbox) => readRecord(this.layout(sandbox))?.layers.includes(own)),
+        ...listTemplates(this.dir)
+          .filter((other) => other.id !== id && other.layers.includes(own))
+          .map((other) => `template ${other.id}`),
+      ];
+      if (users.length > 0)
+        throw new SandboxError('template_in_use', {
+          message: `Template ${id} is what ${users.join(', ')} stand${users.length === 1 ? 's' : ''} on: destroy or delete ${users.length === 1 ? 'it' : 'them'} first.`,
+        });
+      removeTemplate(this.dir, id);
+    });
+  }
+
+  /** A ready template of this host, or the refusal naming why it cannot be used. */
+  private readyTemplate(id: string, host: Host): TemplateRecord {
+    if (host.filesystem !== 'overlay') throw invalidRequest('template', templatesNeedOverlay);
+    const template = readTemplate(this.dir, id);
+    if (template === undefined) throw invalidRequest('template', `no template ${id} on this host`);
+    if (template.status !== 'ready')
+      throw new SandboxError('template_not_ready', {
+        message: `Template ${id} is ${template.status}${template.status === 'building' ? ': retry once it is ready' : ''}.`,
+      });
+    return template;
   }
 
   /** A running copy with the same files (its own fresh processes); the source is unchanged. */
@@ -185,7 +288,8 @@ export class SandboxRuntime {
         return [record, copied] as const;
       });
       const fresh = this.newRecord(newId, source.size, sourceId, host, disk, source.network);
-      const record = { ...fresh, filesystem: source.filesystem, rootfs: source.rootfs };
+      const { filesystem, rootfs, template, layers } = source;
+      const record = { ...fresh, filesystem, rootfs, template, layers };
       return statusOf(await boot(record, layout, this.steps));
     });
   }
@@ -345,6 +449,8 @@ export class SandboxRuntime {
       forkedFrom,
       filesystem: host.filesystem,
       rootfs: host.rootfs,
+      template: null,
+      layers: [],
       disk,
       confinement: this.options.confinement === 'off' ? null : host.confinement,
       cgroups,

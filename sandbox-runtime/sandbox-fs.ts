@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { chownSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { poll } from '../platform/poll.ts';
@@ -38,6 +47,8 @@ export type DiskPlan = { bytes: number } | { refused: string };
 /** What of a sandbox's record says how its root is made (state.ts `SandboxRecord`). */
 export interface Layer {
   filesystem: FilesystemMode;
+  /** A template's read-only layers over the base, top first (template-store.ts); none from the base. */
+  layers: string[];
   /** The base filesystem (overlay lower layer, or the source of the copy). */
   rootfs: string;
   disk: DiskLimit;
@@ -218,6 +229,46 @@ async function flushImage(layout: Layout, init: { pid: number; startTime: string
   if (!released) throw new Error(`${layout.image} is still attached to a loop device`);
 }
 
+/**
+ * A copy of the sandbox's writable layer (its changes over the base and its template) into
+ * `target`, for a template of its files; the source is frozen meanwhile (runtime.ts). Read from
+ * where the layer is: through bwrap's monitor (the init's parent, which stays in the mount
+ * namespace where the image is mounted) while the sandbox runs; from the image mounted for the
+ * copy once its processes are gone; or on the host's disk without a quota. -a keeps owners,
+ * modes and the overlay's own marks (whiteouts, opaque folders), so the copy is a lower layer.
+ */
+export async function copyLayer(
+  layout: Layout,
+  source: Layer & { init: { pid: number; startTime: string } | null },
+  target: string,
+): Promise<void> {
+  const copy = (from: string) => ['-a', '--reflink=auto', `${from}/.`, target];
+  mkdirSync(target, { mode: 0o755 });
+  if (!source.disk.applied) {
+    await runHost(hostProgram('cp'), copy(layerDirs(layout, source.disk).upper));
+    return;
+  }
+  await flushImage(layout, source.init);
+  const monitor =
+    source.init !== null && processLives(source.init.pid, source.init.startTime)
+      ? parentOf(source.init.pid)
+      : undefined;
+  if (monitor !== undefined) {
+    await runHost(hostProgram('cp'), copy(`/proc/${monitor}/root${layout.disk}/upper`));
+    return;
+  }
+  await withImage(layout, [hostProgram('cp'), ...copy(`${layout.disk}/upper`)]);
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 export function removeFilesystem(layout: Layout): void {
   rmSync(layout.dir, { recursive: true, force: true });
 }
@@ -237,9 +288,9 @@ export function mountRootArgv(layout: Layout, layer: Layer, then: string[]): str
     (overlay ? 'mount -t overlay overlay -o "$1" "$2"' : 'mount --bind "$1" "$2"') +
     ' && shift 2 && exec "$@"';
   const source = overlay
-    ? `lowerdir=${layer.rootfs},upperdir=${upper},workdir=${work},index=off,metacopy=off`
+    ? `lowerdir=${[...layer.layers, layer.rootfs].join(':')},upperdir=${upper},workdir=${work},index=off,metacopy=off`
     : upper;
-  for (const path of overlay ? [layer.rootfs, upper, work] : []) {
+  for (const path of overlay ? [...layer.layers, layer.rootfs, upper, work] : []) {
     if (/[,:]/.test(path)) throw new Error(`overlay paths cannot hold ',' or ':': ${path}`);
   }
   return [

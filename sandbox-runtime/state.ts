@@ -18,6 +18,9 @@ export const sandboxRecord = z.object({
   filesystem: z.enum(filesystemModes),
   /** The base filesystem (overlay lower layer, or the source of the copy). */
   rootfs: z.string(),
+  /** The template it was made from (template-store.ts), and that template's layers over the base, top first. */
+  template: z.string().nullable().default(null),
+  layers: z.array(z.string()).default([]),
   /** The layer's disk quota (sandbox-fs.ts); none for a sandbox made before there were any. */
   disk: diskLimit.default({ applied: false, reason: 'made before sandboxes had disk quotas' }),
   /** The confinement's folder (confine.ts); null for a sandbox made before there was one. */

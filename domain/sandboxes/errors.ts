@@ -25,6 +25,14 @@ export const sandboxErrors = {
     message:
       'The sandbox is at its process limit: end some of its processes, or restart it with POST /sandboxes/:id/restart to end them all and keep its files, then retry.',
   },
+  template_not_ready: {
+    status: 409,
+    message: 'The template is not ready: wait until it is built (its status `ready`), then retry.',
+  },
+  template_in_use: {
+    status: 409,
+    message: 'Sandboxes or other templates stand on this template: destroy or delete them first.',
+  },
   insufficient_ability: {
     status: 403,
     message: 'This token has the `view` ability only: mint a token with `control` for this method.',

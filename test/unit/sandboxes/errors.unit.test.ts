@@ -13,6 +13,8 @@ const table = [
   ['desktop_refused', 422, /read the accessibility tree .* again/],
   ['not_running', 409, /resume it/],
   ['process_limit', 409, /restart it with POST \/sandboxes\/:id\/restart/],
+  ['template_not_ready', 409, /wait until it is built/],
+  ['template_in_use', 409, /destroy or delete them first/],
   ['insufficient_ability', 403, /mint a token with `control`/],
   ['origin_refused', 403, /mint a token whose `origins` lists it/],
   ['sandbox_has_secrets', 409, /API key from a server/],
