@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type SandboxCommand, useRecordingIntervalSeconds } from '../domain/sandboxes/decide.ts';
 import { newSandboxId, pickDefaultName } from '../domain/sandboxes/names.ts';
+import { sameNetwork } from '../domain/sandboxes/network.ts';
 import type { CreateSandboxBody, UpdateSandboxBody } from '../domain/sandboxes/requests.ts';
 import type { Sandbox } from '../domain/sandboxes/sandbox.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -100,6 +101,7 @@ export class SandboxCommands {
           idleTimeoutSeconds: body.idle_timeout_seconds,
           idempotencyKey: key ?? null,
           host: hostId,
+          network: body.network,
         });
         await this.execute(created, undefined);
         return sandbox.id;
@@ -179,10 +181,20 @@ export class SandboxCommands {
     });
   }
 
+  /**
+   * Metadata, the idle timeout and the network policy. A new policy is recorded first, then
+   * applied to the runtime by converging (converge.ts), as every change is: running or stopped,
+   * the sandbox keeps its processes, and a host that dies in between applies it on recovery.
+   */
   update(sandbox: Sandbox, body: UpdateSandboxBody): Promise<Sandbox> {
     return this.onSandbox(sandbox.id, async (loaded) => {
-      const changes = { metadata: body.metadata, idleTimeoutSeconds: body.idle_timeout_seconds };
-      return this.execute(this.command(sandbox, 'UpdateSandbox', changes), loaded);
+      const changes = {
+        metadata: body.metadata,
+        idleTimeoutSeconds: body.idle_timeout_seconds,
+        network: body.network,
+      };
+      const updated = await this.execute(this.command(sandbox, 'UpdateSandbox', changes), loaded);
+      return sameNetwork(updated.sandbox.network, loaded.sandbox.network) ? updated : this.converge(updated);
     });
   }
 

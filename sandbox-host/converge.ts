@@ -1,4 +1,5 @@
 import { SandboxError } from '../domain/sandboxes/errors.ts';
+import { type NetworkPolicy, sameNetwork } from '../domain/sandboxes/network.ts';
 import type { SandboxStatus } from '../domain/sandboxes/sandbox.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
@@ -8,7 +9,10 @@ import type { Loaded } from '../stores/sandboxes.ts';
 // decider can leave a sandbox in (domain/sandboxes/sandbox.ts). Every step is idempotent (the
 // runtime's create, fork, stop, resume and destroy answer a repeat with the state as it is), so
 // a command cut short by a crash is finished by running this again (recovery.ts), and a retried
-// create finishes what its first attempt began.
+// create finishes what its first attempt began. The network policy (issue 48) is brought in line
+// the same way: a sandbox is created with its row's, a fork's copy takes its source's from the
+// runtime, and one whose runtime holds another policy (an update cut short, a fork of a source
+// whose update was) is given its row's.
 
 /** What converging needs from the command shell (commands.ts), and only that. */
 export interface ConvergeDeps {
@@ -20,11 +24,16 @@ export interface ConvergeDeps {
 
 type HostState = 'running' | 'stopped' | 'exited' | 'missing';
 
-async function hostState(runtime: SandboxRuntime, sandboxId: string): Promise<HostState> {
+/** What the runtime holds of the sandbox: its state, and its network policy unless it is missing. */
+async function hostState(
+  runtime: SandboxRuntime,
+  sandboxId: string,
+): Promise<{ state: HostState; network?: NetworkPolicy }> {
   try {
-    return (await runtime.status(sandboxId)).state;
+    const status = await runtime.status(sandboxId);
+    return { state: status.state, network: status.network };
   } catch (error) {
-    if (error instanceof SandboxError && error.code === 'not_found') return 'missing';
+    if (error instanceof SandboxError && error.code === 'not_found') return { state: 'missing' };
     throw error;
   }
 }
@@ -40,8 +49,10 @@ const steps: Record<SandboxStatus, Step> = {
     const { runtime } = deps;
     const { sandbox } = loaded;
     if (host === 'missing') {
-      if (sandbox.forkedFrom) await runtime.fork(sandbox.forkedFrom, sandbox.id);
-      else await runtime.create(sandbox.id, { size: sandbox.size });
+      if (sandbox.forkedFrom) {
+        const copy = await runtime.fork(sandbox.forkedFrom, sandbox.id);
+        await alignNetwork(deps, loaded, copy.network);
+      } else await runtime.create(sandbox.id, { size: sandbox.size, network: sandbox.network });
     } else if (host !== 'running') {
       await runtime.resume(sandbox.id);
     }
@@ -81,7 +92,22 @@ const steps: Record<SandboxStatus, Step> = {
   },
 };
 
+/** Gives the runtime the row's network policy when it holds another. */
+async function alignNetwork(
+  deps: ConvergeDeps,
+  loaded: Loaded,
+  held: NetworkPolicy | undefined,
+): Promise<void> {
+  const { sandbox } = loaded;
+  if (held === undefined || sameNetwork(held, sandbox.network)) return;
+  await deps.runtime.setNetwork(sandbox.id, sandbox.network);
+}
+
 export async function converge(deps: ConvergeDeps, loaded: Loaded): Promise<Loaded> {
   const host = await hostState(deps.runtime, loaded.sandbox.id);
-  return steps[loaded.sandbox.status](deps, loaded, host);
+  const { status } = loaded.sandbox;
+  // Before the step: a resume then starts the sandbox's way out as its policy says.
+  if (status === 'starting' || status === 'running' || status === 'stopped')
+    await alignNetwork(deps, loaded, host.network);
+  return steps[status](deps, loaded, host.state);
 }

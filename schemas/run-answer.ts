@@ -3,6 +3,7 @@ import { centsOfMicrodollars, hardwareMicrodollarsPerSecond } from '../domain/bi
 import type { Actor } from '../domain/runs/events.ts';
 import { costMicrodollars, meteredSeconds, type Run, runStatuses } from '../domain/runs/run.ts';
 import { sandboxSizes } from '../domain/sandboxes/events.ts';
+import { networkData, networkObject } from './network-answer.ts';
 
 // The run object (issue 16) as the API answers it, and the one function that writes it from a
 // run's state: the run routes answer it (api/runs/), and the sandbox host that carries a run out
@@ -20,6 +21,7 @@ export const runObject = z.object({
   name: z.string(),
   status: z.enum(runStatuses),
   size: z.enum(sandboxSizes),
+  network: networkObject,
   command: z.string(),
   env_names: z.array(z.string()).describe("the variables' names; their values are never shown"),
   files: z.array(z.object({ path: z.string(), size_bytes: z.number().int() })),
@@ -53,6 +55,7 @@ export function runData(run: Run, now: Date): z.output<typeof runObject> {
     name: run.name,
     status: run.status,
     size: run.size,
+    network: networkData(run.network),
     command: run.command,
     env_names: run.envNames,
     files: run.files.map((file) => ({ path: file.path, size_bytes: file.sizeBytes })),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { sandboxSizes } from '../../domain/sandboxes/events.ts';
 import { desktopStatus, type Sandbox, sandboxStatuses } from '../../domain/sandboxes/sandbox.ts';
 import { abilities } from '../../domain/sandboxes/tokens.ts';
+import { networkData, networkObject } from '../../schemas/network-answer.ts';
 
 // The answers of the sandbox routes, as zod schemas (they document the routes in /openapi.json)
 // and the functions that write them. Every answer is `{ data: ... }` except the screenshot and a
@@ -37,6 +38,7 @@ export const sandboxObject = z.object({
   last_used_at: z.string(),
   desktop: desktopStatusAnswer,
   host: z.string().describe("the sandbox host that holds it (a fork is on its source's)"),
+  network: networkObject,
 });
 
 export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
@@ -56,6 +58,7 @@ export function sandboxData(sandbox: Sandbox): z.output<typeof sandboxObject> {
     last_used_at: sandbox.lastUsedAt.toISOString(),
     desktop: desktopStatus(sandbox.desktop),
     host: sandbox.host,
+    network: networkData(sandbox.network),
   };
 }
 

@@ -100,7 +100,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
     ...route('sandbox.update'),
     schema: {
       tags,
-      summary: 'Replace metadata, change the idle timeout',
+      summary: 'Replace metadata, change the idle timeout or the network policy',
       params: idParams,
       body: updateSandboxBody,
       response: { 200: one, ...errors('sandbox.update') },
@@ -108,7 +108,11 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
     handler: async (request) => {
       const body = parse(updateSandboxBody, orEmpty(request.body));
       const { loaded } = await access.forRequest(request, 'sandbox.update');
-      const changes = { metadata: body.metadata, idleTimeoutSeconds: body.idle_timeout_seconds };
+      const changes = {
+        metadata: body.metadata,
+        idleTimeoutSeconds: body.idle_timeout_seconds,
+        network: body.network,
+      };
       return { data: sandboxData(await updateSandbox(ctx, loaded.sandbox, changes, orEmpty(request.body))) };
     },
   });
@@ -138,7 +142,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
     ...route('sandbox.fork'),
     schema: {
       tags,
-      summary: 'A running copy with the same files and metadata',
+      summary: 'A running copy with the same files, metadata and network policy',
       params: idParams,
       body: forkSandboxBody,
       response: { 201: one, ...errors('sandbox.fork') },

@@ -1,5 +1,6 @@
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import { noRoomMessage, sizeUnavailableMessage } from '../../domain/sandboxes/hosts.ts';
+import type { NetworkPolicy } from '../../domain/sandboxes/network.ts';
 import type { CreateSandboxBody } from '../../domain/sandboxes/requests.ts';
 import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
 import { recordSandboxCommand, sandboxCommand } from '../../producers/sandbox.ts';
@@ -92,11 +93,21 @@ export function changeSandbox(
   });
 }
 
-/** Metadata and the idle timeout, on the sandbox's host (or here, once no host holds it). */
+/** What an update may change. */
+type SandboxChanges = {
+  metadata?: Sandbox['metadata'];
+  idleTimeoutSeconds?: number;
+  network?: NetworkPolicy;
+};
+
+/**
+ * Metadata, the idle timeout and the network policy, on the sandbox's host, which also applies a
+ * new policy to its runtime (or here, once no host holds it).
+ */
 export function updateSandbox(
   ctx: SandboxContext,
   sandbox: Sandbox,
-  changes: { metadata?: Sandbox['metadata']; idleTimeoutSeconds?: number },
+  changes: SandboxChanges,
   rawBody: unknown,
 ): Promise<Sandbox> {
   if (hostless(sandbox)) return recordWithoutHost(ctx, sandbox, { type: 'UpdateSandbox', ...changes });
@@ -109,7 +120,7 @@ export function updateSandbox(
 
 type HostlessCommand =
   | { type: (typeof sandboxChanges)[number] }
-  | { type: 'UpdateSandbox'; metadata?: Sandbox['metadata']; idleTimeoutSeconds?: number };
+  | ({ type: 'UpdateSandbox' } & SandboxChanges);
 
 /**
  * A lost sandbox's host is gone, and a deleted one needs none, so nothing else writes its stream:

@@ -100,7 +100,17 @@ export function refusePlacement(
 const place: Decision<'PlaceRun'> = (command, state) => {
   if (state) return [];
   refusePlacement(command);
-  const { name, size, command: text, envNames, files, ceilingMicrodollars, placedBy, host } = command;
+  const {
+    name,
+    size,
+    command: text,
+    envNames,
+    files,
+    ceilingMicrodollars,
+    placedBy,
+    host,
+    network,
+  } = command;
   return [
     {
       ...base(command),
@@ -113,6 +123,7 @@ const place: Decision<'PlaceRun'> = (command, state) => {
       ceilingMicrodollars,
       placedBy,
       host,
+      network,
     },
   ];
 };

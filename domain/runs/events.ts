@@ -1,4 +1,5 @@
 import type { SandboxSize } from '../sandboxes/events.ts';
+import type { NetworkPolicy } from '../sandboxes/network.ts';
 
 // The run stream's facts (topic orrery.run.v1, keyed by run id), in the past tense (issue 16: a
 // run is a command executed in a fresh sandbox of a size from the catalog, with the caller's
@@ -48,6 +49,11 @@ export interface Placement {
   placedBy: Actor;
   /** The sandbox host that carries the run out (domain/sandboxes/hosts.ts). */
   host: string;
+  /**
+   * What its sandbox may reach (domain/sandboxes/network.ts); `none` in events from before
+   * sandboxes had a network, whose runs had loopback only.
+   */
+  network: NetworkPolicy;
 }
 
 interface EventBase {

@@ -3,6 +3,7 @@ import { microdollarsPerCent } from '../billing/price.ts';
 import { sandboxSizes } from '../sandboxes/events.ts';
 import { checkedString, queryBoolean, queryIntIn, utf8Length } from '../sandboxes/fields.ts';
 import { checkSandboxName } from '../sandboxes/names.ts';
+import { defaultNetwork, networkPolicyBody } from '../sandboxes/network.ts';
 import { execLimits } from '../sandboxes/requests.ts';
 import { textWithoutNul } from '../text.ts';
 import { outputStreams } from './events.ts';
@@ -117,6 +118,8 @@ export const placeRunBody = z.strictObject({
   env: env.default({}),
   ceiling_cents: ceilingCents,
   name: checkedString(checkSandboxName).optional(),
+  /** What the run's sandbox may reach, as a sandbox's `network` (domain/sandboxes/network.ts). */
+  network: networkPolicyBody.default(() => ({ ...defaultNetwork, allow: [], deny: [] })),
 });
 export type PlaceRunBody = z.output<typeof placeRunBody>;
 

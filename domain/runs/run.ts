@@ -135,6 +135,7 @@ function placed(event: Extract<RunEvent, { type: 'RunPlaced' }>): Run {
     ceilingMicrodollars: event.ceilingMicrodollars,
     placedBy: event.placedBy,
     host: event.host,
+    network: event.network,
     placedAt: event.occurredAt,
     startedAt: null,
     endedAt: null,

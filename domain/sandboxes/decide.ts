@@ -1,5 +1,6 @@
 import { invalidRequest, SandboxError, sandboxLost } from './errors.ts';
 import type { DesktopEndpoints, Metadata, SandboxEvent, SandboxSize } from './events.ts';
+import { type NetworkPolicy, sameNetwork } from './network.ts';
 import type { Sandbox, SandboxState } from './sandbox.ts';
 import { defaultResolution, formatResolution, type ScreenSize } from './screen-geometry.ts';
 
@@ -38,6 +39,7 @@ export type SandboxCommand =
       idempotencyKey: string | null;
       /** The sandbox host placement chose (domain/sandboxes/hosts.ts). */
       host: string;
+      network: NetworkPolicy;
     })
   | (CommandMeta & { type: 'ForkSandbox'; copyId: string; name: string; nameTaken: boolean })
   | (CommandMeta & { type: 'ReportStarted' })
@@ -45,7 +47,13 @@ export type SandboxCommand =
   | (CommandMeta & { type: 'ResumeSandbox' })
   | (CommandMeta & { type: 'RestartSandbox' })
   | (CommandMeta & { type: 'ExpireIdle' })
-  | (CommandMeta & { type: 'UpdateSandbox'; metadata?: Metadata; idleTimeoutSeconds?: number })
+  | (CommandMeta & {
+      type: 'UpdateSandbox';
+      metadata?: Metadata;
+      idleTimeoutSeconds?: number;
+      /** Replaces the whole policy. */
+      network?: NetworkPolicy;
+    })
   | (CommandMeta & { type: 'RecordUse' })
   | (CommandMeta & { type: 'SetSecrets' })
   | (CommandMeta & { type: 'DestroySandbox' })
@@ -102,7 +110,7 @@ type Decision<T extends SandboxCommand['type']> = (
 const create: Decision<'CreateSandbox'> = (command, state) => {
   if (state) return [];
   refuseTakenName(command.name, command.nameTaken);
-  const { name, size, metadata, idleTimeoutSeconds, idempotencyKey, host } = command;
+  const { name, size, metadata, idleTimeoutSeconds, idempotencyKey, host, network } = command;
   return [
     {
       ...base(command),
@@ -115,13 +123,15 @@ const create: Decision<'CreateSandbox'> = (command, state) => {
       forkedFrom: null,
       hasSecrets: false,
       host,
+      network,
     },
   ];
 };
 
 /**
  * Decided on the source, which it leaves unchanged; the event belongs to the copy's stream. The
- * copy stays on its source's host: its files are copied there, not across machines.
+ * copy stays on its source's host: its files are copied there, not across machines. It keeps its
+ * source's network policy (issue 48), as the runtime's fork does.
  */
 const fork: Decision<'ForkSandbox'> = (command, state) => {
   const source = requireExisting(state);
@@ -140,6 +150,7 @@ const fork: Decision<'ForkSandbox'> = (command, state) => {
       forkedFrom: source.id,
       hasSecrets: source.hasSecrets,
       host: source.host,
+      network: source.network,
     },
   ];
 };
@@ -194,12 +205,14 @@ const expireIdle: Decision<'ExpireIdle'> = (command, state) => {
 /** Only what changes is recorded; an update that changes nothing decides nothing. */
 const update: Decision<'UpdateSandbox'> = (command, state) => {
   const sandbox = requireExisting(state);
-  const changes: { metadata?: Metadata; idleTimeoutSeconds?: number } = {};
+  const changes: { metadata?: Metadata; idleTimeoutSeconds?: number; network?: NetworkPolicy } = {};
   if (command.metadata !== undefined && !sameMetadata(command.metadata, sandbox.metadata))
     changes.metadata = command.metadata;
   if (command.idleTimeoutSeconds !== undefined && command.idleTimeoutSeconds !== sandbox.idleTimeoutSeconds) {
     changes.idleTimeoutSeconds = command.idleTimeoutSeconds;
   }
+  if (command.network !== undefined && !sameNetwork(command.network, sandbox.network))
+    changes.network = command.network;
   return Object.keys(changes).length === 0 ? [] : [{ ...base(command), type: 'SandboxUpdated', ...changes }];
 };
 

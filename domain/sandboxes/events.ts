@@ -1,3 +1,4 @@
+import type { NetworkPolicy } from './network.ts';
 import type { ScreenSize } from './screen-geometry.ts';
 
 // The sandbox stream's facts (topic orrery.sandbox.v1, keyed by sandbox id), in the past tense.
@@ -17,6 +18,10 @@ import type { ScreenSize } from './screen-geometry.ts';
 // - A sandbox lives on one sandbox host (issue 47): `SandboxCreated` names it (a fork's copy is
 //   on its source's), and the sandbox stays there. `SandboxLost` records that its host is gone
 //   for good with its files and processes, so the sandbox cannot be resumed.
+// - A sandbox's network policy (issue 48, network.ts) is part of what it is: `SandboxCreated`
+//   carries it (a fork's copy, its source's), and `SandboxUpdated` carries a new one when an update
+//   changes it. Events from before sandboxes had a network carry none and are read as `none`
+//   (schemas/events/sandbox-mapping.ts): those sandboxes had loopback only.
 // - `SandboxUsed` feeds the idle timeout; it is recorded at most every `useRecordingIntervalSeconds`
 //   (see decide.ts) so a busy desktop does not write an event per click.
 
@@ -60,12 +65,20 @@ export type SandboxEvent =
       hasSecrets: boolean;
       /** The sandbox host that holds it (a host id, hosts.ts); `local` for events from before hosts. */
       host: string;
+      /** Its network policy; a fork's copy has its source's. */
+      network: NetworkPolicy;
     })
   | (EventBase & { type: 'SandboxStarted' })
   | (EventBase & { type: 'SandboxStopped'; reason: StopReason })
   | (EventBase & { type: 'SandboxResumed' })
   | (EventBase & { type: 'SandboxRestarted' })
-  | (EventBase & { type: 'SandboxUpdated'; metadata?: Metadata; idleTimeoutSeconds?: number })
+  | (EventBase & {
+      type: 'SandboxUpdated';
+      metadata?: Metadata;
+      idleTimeoutSeconds?: number;
+      /** The whole new policy, when the update changed it. */
+      network?: NetworkPolicy;
+    })
   | (EventBase & { type: 'SandboxUsed' })
   | (EventBase & { type: 'SandboxSecretsSet' })
   | (EventBase & { type: 'SandboxDestroyed' })

@@ -21,6 +21,19 @@ export interface NetworkPolicy {
 
 export const defaultNetwork: NetworkPolicy = { egress: 'open', allow: [], deny: [] };
 
+/**
+ * What a sandbox made before sandboxes had a network has: loopback only. Events and records from
+ * then carry no policy and are read as this, never as open, since that is what those sandboxes had.
+ */
+export const noNetwork: NetworkPolicy = { egress: 'none', allow: [], deny: [] };
+
+/** The same policy: egress and both lists, entry for entry in order (lists are shown as sent). */
+export function sameNetwork(a: NetworkPolicy, b: NetworkPolicy): boolean {
+  const sameList = (x: readonly string[], y: readonly string[]) =>
+    x.length === y.length && x.every((entry, i) => entry === y[i]);
+  return a.egress === b.egress && sameList(a.allow, b.allow) && sameList(a.deny, b.deny);
+}
+
 /** Entries per list (`allow`, `deny`). */
 export const networkRuleLimit = 100;
 

@@ -3,6 +3,7 @@ import { textWithoutNul } from '../text.ts';
 import { sandboxSizes } from './events.ts';
 import { absolutePath, checkedString, intIn, queryBoolean } from './fields.ts';
 import { checkSandboxName } from './names.ts';
+import { defaultNetwork, networkPolicyBody } from './network.ts';
 import { abilities, maxOrigins, parseOrigin, tokenLifetimeSeconds } from './tokens.ts';
 
 // Bodies and queries of the sandbox routes other than the desktop's (routes.ts), in wire names
@@ -43,12 +44,16 @@ export const createSandboxBody = z.strictObject({
     .min(1, 'send 1 to 255 characters')
     .max(255, 'send 1 to 255 characters')
     .optional(),
+  /** The open internet (less the always-denied ranges) unless it says otherwise (network.ts). */
+  network: networkPolicyBody.default(() => ({ ...defaultNetwork, allow: [], deny: [] })),
 });
 export type CreateSandboxBody = z.output<typeof createSandboxBody>;
 
 export const updateSandboxBody = z.strictObject({
   metadata: metadata.optional(),
   idle_timeout_seconds: idleTimeoutSeconds.optional(),
+  /** Replaces the whole policy, as `metadata` replaces every label; fields left out take their defaults. */
+  network: networkPolicyBody.optional(),
 });
 export type UpdateSandboxBody = z.output<typeof updateSandboxBody>;
 

@@ -14,7 +14,10 @@ export interface SandboxRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   access: RouteAccess;
-  /** A dashboard session may call it too (spec, "Authentication" 2: minting a token; the lists). */
+  /**
+   * A dashboard session may call it too (spec, "Authentication" 2: minting a token; the lists; and
+   * an update, where a person changes a sandbox's network policy on its page).
+   */
   dashboardSession?: true;
   /** The client package's calls that use this route. */
   clientMethods: readonly string[];
@@ -45,6 +48,7 @@ export const sandboxRoutes = {
     method: 'PATCH',
     path: '/sandboxes/:id',
     access: 'api_key_only',
+    dashboardSession: true,
     clientMethods: ['Sandbox.update'],
   },
   'sandbox.destroy': {

@@ -1,4 +1,5 @@
 import type { DesktopEndpoints, Metadata, SandboxEvent, SandboxSize } from './events.ts';
+import type { NetworkPolicy } from './network.ts';
 import { formatResolution, type ScreenSize } from './screen-geometry.ts';
 
 // A sandbox as the decider sees it: folded from its events by `evolve`, the one function the
@@ -45,6 +46,8 @@ export interface Sandbox {
   hasSecrets: boolean;
   /** The sandbox host that holds it (domain/sandboxes/hosts.ts). */
   host: string;
+  /** What it may reach (network.ts); the host's runtime is brought in line with it. */
+  network: NetworkPolicy;
   desktop?: DesktopState;
 }
 
@@ -73,6 +76,7 @@ export function evolve(state: SandboxState, event: SandboxEvent): SandboxState {
         ...state,
         metadata: event.metadata ?? state.metadata,
         idleTimeoutSeconds: event.idleTimeoutSeconds ?? state.idleTimeoutSeconds,
+        network: event.network ?? state.network,
         updatedAt: at,
       };
     case 'SandboxUsed':
@@ -118,6 +122,7 @@ function created(event: Extract<SandboxEvent, { type: 'SandboxCreated' }>): Sand
     lastUsedAt: event.occurredAt,
     hasSecrets: event.hasSecrets,
     host: event.host,
+    network: event.network,
   };
 }
 

@@ -1,10 +1,12 @@
 import { type Actor, type OutputStream, outputStreams, type RunEvent } from '../../domain/runs/events.ts';
 import { type SandboxSize, sandboxSizes } from '../../domain/sandboxes/events.ts';
 import { legacyHostId } from '../../domain/sandboxes/hosts.ts';
+import { type Egress, egressModes, type NetworkPolicy, noNetwork } from '../../domain/sandboxes/network.ts';
 import { list, text, type Wire, whole } from './wire.ts';
 
 // RunEvent (domain) <-> orrery.run.v1.RunEvent (protobuf, camelCase as protobufjs reads it).
 // Sizes and streams travel by name; an actor is a key id (with its person, or none) or a person.
+// A placement without a network policy is one from before sandboxes had a network, read as `none`.
 
 function actorToWire(actor: Actor): Record<string, unknown> {
   return actor.kind === 'key'
@@ -32,6 +34,7 @@ export function runEventToWire(event: RunEvent): Record<string, unknown> {
           ceilingMicrodollars: event.ceilingMicrodollars,
           placedBy: actorToWire(event.placedBy),
           host: event.host,
+          network: { egress: event.network.egress, allow: event.network.allow, deny: event.network.deny },
         },
       };
     case 'RunStarted':
@@ -76,6 +79,16 @@ function actorOf(wire: unknown): Actor | undefined {
 }
 
 const isSize = (value: unknown): value is SandboxSize => sandboxSizes.includes(value as SandboxSize);
+const isEgress = (value: unknown): value is Egress => egressModes.includes(value as Egress);
+
+/** Absent: `none` (see above); an egress this code does not know: null, and the event is left undecoded. */
+function networkOf(wire: unknown): NetworkPolicy | null {
+  if (typeof wire !== 'object' || wire === null) return noNetwork;
+  const body = wire as Wire;
+  if (!isEgress(body.egress)) return null;
+  const strings = (value: unknown) => (Array.isArray(value) ? value.map(text) : []);
+  return { egress: body.egress, allow: strings(body.allow), deny: strings(body.deny) };
+}
 const isStream = (value: unknown): value is OutputStream => outputStreams.includes(value as OutputStream);
 
 /** Decoded values come from `decodeValue` (oneofs set, longs as strings). Unknown kinds: undefined. */
@@ -90,7 +103,8 @@ export function runEventFromWire(wire: Wire): RunEvent | undefined {
   switch (wire.event) {
     case 'runPlaced': {
       const placedBy = actorOf(body.placedBy);
-      if (!isSize(body.size) || !placedBy) return undefined;
+      const network = networkOf(body.network);
+      if (!isSize(body.size) || !placedBy || !network) return undefined;
       const files = list(body.files);
       return {
         ...base,
@@ -103,6 +117,7 @@ export function runEventFromWire(wire: Wire): RunEvent | undefined {
         ceilingMicrodollars: whole(body.ceilingMicrodollars),
         placedBy,
         host: text(body.host) || legacyHostId,
+        network,
       };
     }
     case 'runStarted':

@@ -7,11 +7,13 @@ import {
   stopReasons,
 } from '../../domain/sandboxes/events.ts';
 import { legacyHostId } from '../../domain/sandboxes/hosts.ts';
+import { type Egress, egressModes, type NetworkPolicy, noNetwork } from '../../domain/sandboxes/network.ts';
 import { text, type Wire, whole } from './wire.ts';
 
 // SandboxEvent (domain) <-> orrery.sandbox.v1.SandboxEvent (protobuf, camelCase as protobufjs
 // reads it). Enums travel by name; `null` strings travel as empty ones (an empty name, key or
-// source id is never valid, so nothing is lost). An empty host is an event from before hosts.
+// source id is never valid, so nothing is lost). An empty host is an event from before hosts; a
+// creation without a network policy is one from before sandboxes had a network, read as `none`.
 
 const sizeNames: Record<SandboxSize, string> = {
   small: 'SANDBOX_SIZE_SMALL',
@@ -25,7 +27,18 @@ const reasonNames: Record<StopReason, string> = {
   idle_timeout: 'STOP_REASON_IDLE_TIMEOUT',
 };
 
+const egressNames: Record<Egress, string> = {
+  open: 'EGRESS_OPEN',
+  none: 'EGRESS_NONE',
+};
+
 const labels = (metadata: Metadata) => ({ labels: metadata });
+
+const networkToWire = (policy: NetworkPolicy) => ({
+  egress: egressNames[policy.egress],
+  allow: policy.allow,
+  deny: policy.deny,
+});
 
 export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown> {
   const envelope = {
@@ -47,6 +60,7 @@ export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown>
           forkedFrom: event.forkedFrom ?? '',
           hasSecrets: event.hasSecrets,
           host: event.host,
+          network: networkToWire(event.network),
         },
       };
     case 'SandboxStarted':
@@ -63,6 +77,7 @@ export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown>
         sandboxUpdated: {
           ...(event.metadata === undefined ? {} : { metadata: labels(event.metadata) }),
           ...(event.idleTimeoutSeconds === undefined ? {} : { idleTimeoutSeconds: event.idleTimeoutSeconds }),
+          ...(event.network === undefined ? {} : { network: networkToWire(event.network) }),
         },
       };
     case 'SandboxUsed':
@@ -104,6 +119,19 @@ function metadataOf(wire: unknown): Metadata {
   return Object.fromEntries(Object.entries(map).map(([key, value]) => [key, text(value)]));
 }
 
+const strings = (value: unknown) => (Array.isArray(value) ? value.map(text) : []);
+
+/**
+ * A policy message: absent is `undefined`; an egress this code does not know is `null`, and the
+ * event is left undecoded (dead-lettered) rather than guessed open or closed.
+ */
+function networkOf(wire: unknown): NetworkPolicy | null | undefined {
+  if (typeof wire !== 'object' || wire === null) return undefined;
+  const body = wire as Wire;
+  const egress = byName(egressNames, egressModes, body.egress);
+  return egress ? { egress, allow: strings(body.allow), deny: strings(body.deny) } : null;
+}
+
 /** Decoded values come from `decodeValue` (oneofs set, longs and enums as strings). Unknown kinds: undefined. */
 export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
   const base = {
@@ -116,7 +144,8 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
   switch (wire.event) {
     case 'sandboxCreated': {
       const size = byName(sizeNames, sandboxSizes, body.size);
-      if (!size) return undefined;
+      const network = networkOf(body.network);
+      if (!size || network === null) return undefined;
       return {
         ...base,
         type: 'SandboxCreated',
@@ -128,6 +157,7 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
         forkedFrom: orNull(body.forkedFrom),
         hasSecrets: body.hasSecrets === true,
         host: text(body.host) || legacyHostId,
+        network: network ?? noNetwork,
       };
     }
     case 'sandboxStarted':
@@ -140,7 +170,9 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
       return { ...base, type: 'SandboxResumed' };
     case 'sandboxRestarted':
       return { ...base, type: 'SandboxRestarted' };
-    case 'sandboxUpdated':
+    case 'sandboxUpdated': {
+      const network = networkOf(body.network);
+      if (network === null) return undefined;
       return {
         ...base,
         type: 'SandboxUpdated',
@@ -149,7 +181,9 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
         ...(body._idleTimeoutSeconds === 'idleTimeoutSeconds'
           ? { idleTimeoutSeconds: whole(body.idleTimeoutSeconds) }
           : {}),
+        ...(network === undefined ? {} : { network }),
       };
+    }
     case 'sandboxUsed':
       return { ...base, type: 'SandboxUsed' };
     case 'sandboxSecretsSet':

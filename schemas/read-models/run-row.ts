@@ -1,6 +1,7 @@
 import type { Actor, WorkingFile } from '../../domain/runs/events.ts';
 import type { Run, RunStatus } from '../../domain/runs/run.ts';
 import type { SandboxSize } from '../../domain/sandboxes/events.ts';
+import type { Egress } from '../../domain/sandboxes/network.ts';
 
 // The run read model's row (Postgres `runs`), and the one mapping between it and the decider's
 // state: the projection writes rows with it (projections/run-postgres.ts) and every reader loads
@@ -36,6 +37,10 @@ export interface RunRow {
   result: unknown;
   result_refused: string | null;
   host_id: string;
+  /** What its sandbox may reach (domain/sandboxes/network.ts); lists as Postgres `text[]`. */
+  network_egress: Egress;
+  network_allow: string[];
+  network_deny: string[];
   version: number;
 }
 
@@ -63,6 +68,9 @@ export const runRowColumns = [
   'result',
   'result_refused',
   'host_id',
+  'network_egress',
+  'network_allow',
+  'network_deny',
   'version',
 ] as const satisfies readonly (keyof RunRow)[];
 
@@ -93,6 +101,7 @@ export function runFromRow(row: RunRow): Run {
     ceilingMicrodollars: Number(row.ceiling_microdollars),
     placedBy: actorFromRow(row.placed_by),
     host: row.host_id,
+    network: { egress: row.network_egress, allow: row.network_allow, deny: row.network_deny },
     placedAt: row.placed_at,
     startedAt: row.started_at,
     endedAt: row.ended_at,
@@ -133,6 +142,9 @@ export function runToRow(run: Run, version: number): Record<(typeof runRowColumn
     result: run.result,
     result_refused: run.resultRefused,
     host_id: run.host,
+    network_egress: run.network.egress,
+    network_allow: run.network.allow,
+    network_deny: run.network.deny,
     version,
   };
 }

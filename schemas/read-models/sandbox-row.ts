@@ -1,4 +1,5 @@
 import type { Metadata, SandboxSize } from '../../domain/sandboxes/events.ts';
+import type { Egress } from '../../domain/sandboxes/network.ts';
 import type { DesktopState, Sandbox, SandboxStatus } from '../../domain/sandboxes/sandbox.ts';
 
 // The sandbox read model's row (Postgres `sandboxes`), and the one mapping between it and the
@@ -27,6 +28,10 @@ export interface SandboxRow {
   desktop_devtools: string | null;
   desktop_browser: string | null;
   host_id: string;
+  /** The network policy (domain/sandboxes/network.ts); lists as Postgres `text[]`. */
+  network_egress: Egress;
+  network_allow: string[];
+  network_deny: string[];
   version: number;
 }
 
@@ -53,6 +58,9 @@ export const sandboxRowColumns = [
   'desktop_devtools',
   'desktop_browser',
   'host_id',
+  'network_egress',
+  'network_allow',
+  'network_deny',
   'version',
 ] as const satisfies readonly (keyof SandboxRow)[];
 
@@ -90,6 +98,7 @@ export function sandboxFromRow(row: SandboxRow): Sandbox {
     lastUsedAt: row.last_used_at,
     hasSecrets: row.has_secrets,
     host: row.host_id,
+    network: { egress: row.network_egress, allow: row.network_allow, deny: row.network_deny },
     ...(desktop ? { desktop } : {}),
   };
 }
@@ -119,6 +128,9 @@ export function sandboxToRow(sandbox: Sandbox, version: number): SandboxRow {
     desktop_devtools: running?.devtools ?? null,
     desktop_browser: running?.browser ?? null,
     host_id: sandbox.host,
+    network_egress: sandbox.network.egress,
+    network_allow: sandbox.network.allow,
+    network_deny: sandbox.network.deny,
     version,
   };
 }

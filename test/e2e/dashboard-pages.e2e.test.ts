@@ -293,6 +293,50 @@ describe('the data pages of the dashboard', () => {
     await page.getByLabel(/^Control/).check();
     await page.getByText('Connected, in control.').waitFor({ timeout: 20_000 });
   });
+
+  it("shows a sandbox's network policy and changes it with the session: egress none, then a deny list", async () => {
+    const key = await orgKey(['sandboxes:write'], 'network-bot');
+    const created = await api.call('POST', '/api/sandboxes', {
+      bearer: key,
+      body: { name: 'demo-network', network: { allow: ['pypi.org', '151.101.0.0/16'] } },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().data.id as string;
+    const network = async () =>
+      (await api.call('GET', `/api/sandboxes/${id}`, { bearer: key })).json().data.network;
+
+    await page.goto(orgPage(`sandboxes/${id}`));
+    await page.getByRole('heading', { name: 'Sandbox demo-network', level: 1 }).waitFor();
+    expect(await factOf('Network').textContent()).toMatch(/^open: the internet/);
+    expect(await factOf('Allowed').textContent()).toBe('pypi.org151.101.0.0/16');
+    expect(await page.getByLabel('Allow', { exact: true }).inputValue()).toBe('pypi.org\n151.101.0.0/16');
+    await seen(page, 'sandbox-network');
+
+    await page.getByLabel('Egress', { exact: true }).selectOption('none');
+    await page.getByLabel('Allow', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Save the network policy' }).click();
+    await page.getByText('Saved: the sandbox has this policy now.').waitFor();
+    expect(await factOf('Network').textContent()).toBe('none: loopback only');
+    expect(await network()).toEqual({ egress: 'none', allow: [], deny: [] });
+    expect((await api.runtime.status(id)).network).toEqual({ egress: 'none', allow: [], deny: [] });
+
+    // The API names the entry at fault; the form says which line.
+    await page.getByLabel('Egress', { exact: true }).selectOption('open');
+    await page.getByLabel('Deny', { exact: true }).fill('Example.COM\nnot a rule');
+    await page.getByRole('button', { name: 'Save the network policy' }).click();
+    await page.locator('textarea[name="network.deny"][aria-invalid="true"]').waitFor();
+    expect(await page.locator('.field-error').textContent()).toMatch(/^Line 2: Invalid `network.deny\[1\]`/);
+    await seen(page, 'sandbox-network-error');
+    expect(await network()).toEqual({ egress: 'none', allow: [], deny: [] });
+
+    await page.getByLabel('Deny', { exact: true }).fill('Example.COM\n198.51.100.7');
+    await page.getByRole('button', { name: 'Save the network policy' }).click();
+    await page.getByText('Saved: the sandbox has this policy now.').waitFor();
+    const denied = { egress: 'open', allow: [], deny: ['example.com', '198.51.100.7/32'] };
+    expect(await network()).toEqual(denied);
+    expect((await api.runtime.status(id)).network).toEqual(denied);
+    expect(await factOf('Denied').textContent()).toBe('example.com198.51.100.7/32');
+  });
 });
 
 const text = (key: string, value: string): KeyValue => ({ key, value: { kind: 'string', value } });

@@ -33,6 +33,15 @@ export interface EnvFlag {
   value: string | undefined;
 }
 
+/** `--network`, `--allow`, `--deny`: the run's network policy; undefined when none of them is given. */
+export interface NetworkFlags {
+  egress: 'open' | 'none' | undefined;
+  allow: string[];
+  deny: string[];
+}
+
+export const egressChoices = ['open', 'none'] as const;
+
 export interface RunFlags {
   /** The words of the command, joined by spaces as ssh does; `/bin/sh -c` runs them. */
   command: string;
@@ -42,6 +51,7 @@ export interface RunFlags {
   /** Local paths, sent as working files. */
   files: string[];
   name: string | undefined;
+  network: NetworkFlags | undefined;
   detach: boolean;
   checks: Check[];
 }
@@ -148,6 +158,13 @@ const parseFile = checked((text) => {
   return text;
 });
 
+/** A CIDR or a host name; the API judges which (and answers 422 naming the entry). */
+const parseRule = checked((text) => {
+  if (text.trim() === '')
+    throw new Error('write a CIDR (203.0.113.0/24), an address or a host name (example.com)');
+  return text.trim();
+});
+
 const parseCheckFlag = checked((text) => {
   const parsed = parseCheck(text);
   if (!parsed.ok) throw new Error(parsed.reason);
@@ -166,8 +183,17 @@ interface RunOptions {
   env?: EnvFlag[];
   file?: string[];
   name?: string;
+  network?: 'open' | 'none';
+  allow?: string[];
+  deny?: string[];
   detach?: boolean;
   check?: Check[];
+}
+
+function networkFlags(options: RunOptions): NetworkFlags | undefined {
+  const { network, allow = [], deny = [] } = options;
+  if (network === undefined && allow.length === 0 && deny.length === 0) return undefined;
+  return { egress: network, allow, deny };
 }
 
 function declare(program: Command, name: CommandName, set: (invocation: Invocation) => void): void {
@@ -199,6 +225,18 @@ function declare(program: Command, name: CommandName, set: (invocation: Invocati
         )
         .option('--file <path>', 'a local file sent as a working file (repeatable)', collect(parseFile))
         .option('--name <name>', 'the run’s name (default: one the API makes, run-…)')
+        .addOption(
+          new Option(
+            '--network <egress>',
+            'open: the internet, never the host, private networks or other sandboxes (default); none: loopback only',
+          ).choices(egressChoices),
+        )
+        .option(
+          '--allow <rule>',
+          'only this CIDR or host name is reachable, with the others given (repeatable)',
+          collect(parseRule),
+        )
+        .option('--deny <rule>', 'never reach this CIDR or host name (repeatable)', collect(parseRule))
         .option('--detach', 'print the run’s name once placed, and return')
         .option(
           '--check <expression>',
@@ -227,6 +265,7 @@ function declare(program: Command, name: CommandName, set: (invocation: Invocati
               env: options.env ?? [],
               files: options.file ?? [],
               name: options.name,
+              network: networkFlags(options),
               detach: options.detach === true,
               checks: options.check ?? [],
             },

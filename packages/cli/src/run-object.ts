@@ -17,6 +17,8 @@ export interface RunObject {
   placed_at: string;
   has_result: boolean;
   result_refused: string | null;
+  /** Absent from an API from before runs had a network. */
+  network?: { egress: string; allow: string[]; deny: string[] };
 }
 
 export const activeStatuses = new Set(['placed', 'running']);

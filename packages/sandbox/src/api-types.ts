@@ -10,6 +10,8 @@ type DataOf<T> = Json<T> extends { data: infer Data } ? Data : never;
 export type SandboxData = DataOf<paths['/api/sandboxes/{id}']['get']['responses'][200]>;
 export type SandboxSize = SandboxData['size'];
 export type SandboxStatus = SandboxData['status'];
+/** What a sandbox may reach, as the API answers it: `{ egress, allow, deny }`. */
+export type NetworkPolicy = SandboxData['network'];
 
 /** `exec` resolves with it: `{ exit_code, stdout, stderr, truncated }`. */
 export type ExecResult = DataOf<paths['/api/sandboxes/{id}/exec']['post']['responses'][200]>;
@@ -21,5 +23,7 @@ export type FileWritten = DataOf<paths['/api/sandboxes/{id}/files']['put']['resp
 export type TokenGrant = DataOf<paths['/api/sandboxes/{id}/tokens']['post']['responses'][201]>;
 
 export type CreateBody = Json<paths['/api/sandboxes']['post']['requestBody']>;
+/** `network` of a create or an update: every field optional (`egress` `open`, lists empty by default). */
+export type NetworkOptions = NonNullable<CreateBody['network']>;
 export type UpdateBody = Json<NonNullable<paths['/api/sandboxes/{id}']['patch']['requestBody']>>;
 export type TokenBody = Json<paths['/api/sandboxes/{id}/tokens']['post']['requestBody']>;

@@ -4,6 +4,8 @@
 export type {
   ExecResult,
   FileWritten,
+  NetworkOptions,
+  NetworkPolicy,
   SandboxData,
   SandboxSize,
   SandboxStatus,

@@ -1,4 +1,4 @@
-import type { ExecResult, SandboxData, TokenGrant } from './api-types.js';
+import type { ExecResult, NetworkOptions, NetworkPolicy, SandboxData, TokenGrant } from './api-types.js';
 import { bodyOf, type Connection } from './connection.js';
 import { Desktop } from './desktop.js';
 import type { Ability } from './desktop-types.js';
@@ -28,6 +28,8 @@ export interface UpdateOptions {
   metadata?: Record<string, string>;
   /** 60 to 604800, or 0 for never. */
   idleTimeoutSeconds?: number;
+  /** Replaces the whole policy (fields left out take their defaults); applied at once, running or stopped. */
+  network?: NetworkOptions;
 }
 
 export class Sandbox {
@@ -60,6 +62,10 @@ export class Sandbox {
   get metadata(): Record<string, string> {
     return this.latest.metadata;
   }
+  /** What it may reach: `{ egress, allow, deny }`. */
+  get network(): NetworkPolicy {
+    return this.latest.network;
+  }
 
   private get params() {
     return { params: { path: { id: this.id } } };
@@ -79,7 +85,11 @@ export class Sandbox {
   }
 
   async update(options: UpdateOptions): Promise<this> {
-    const body = { metadata: options.metadata, idle_timeout_seconds: options.idleTimeoutSeconds };
+    const body = {
+      metadata: options.metadata,
+      idle_timeout_seconds: options.idleTimeoutSeconds,
+      network: options.network,
+    };
     return this.took(this.connection.api.PATCH('/api/sandboxes/{id}', { ...this.params, body }));
   }
 
@@ -101,7 +111,7 @@ export class Sandbox {
     return this.took(this.connection.api.POST('/api/sandboxes/{id}/restart', this.params));
   }
 
-  /** A running copy with the same files and metadata; this sandbox is unchanged. */
+  /** A running copy with the same files, metadata and network policy; this sandbox is unchanged. */
   async fork(options: { name?: string } = {}): Promise<Sandbox> {
     const call = this.connection.api.POST('/api/sandboxes/{id}/fork', { ...this.params, body: options });
     return new Sandbox(this.connection, (await bodyOf(call)).data);

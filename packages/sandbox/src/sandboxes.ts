@@ -1,4 +1,4 @@
-import type { CreateBody, SandboxSize } from './api-types.js';
+import type { CreateBody, NetworkOptions, SandboxSize } from './api-types.js';
 import { bodyOf, type Connection } from './connection.js';
 import { Sandbox } from './sandbox.js';
 
@@ -16,6 +16,12 @@ export interface CreateOptions {
   idleTimeoutSeconds?: number;
   /** Up to 255 characters: a retry with the same key resolves with the sandbox the first attempt created. */
   idempotencyKey?: string;
+  /**
+   * What it may reach: `egress` `open` (the default: the internet, never the host, private
+   * networks, link-local or other sandboxes) or `none` (loopback only); `allow` narrows open to
+   * the CIDRs and host names it lists, `deny` takes more away; up to 100 entries a list.
+   */
+  network?: NetworkOptions;
 }
 
 export interface ListOptions {
@@ -44,6 +50,7 @@ export class Sandboxes {
       metadata: options.metadata,
       idle_timeout_seconds: options.idleTimeoutSeconds,
       idempotency_key: options.idempotencyKey,
+      network: options.network,
     };
     const answer = await bodyOf(this.connection.api.POST('/api/sandboxes', { body }));
     return new Sandbox(this.connection, answer.data);

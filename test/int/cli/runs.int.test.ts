@@ -150,6 +150,11 @@ describe('exit codes', () => {
     },
     { args: ['run', '--ceiling', '1', '--env', 'UNSET_HERE', 'echo'], names: '--env UNSET_HERE' },
     { args: ['run', '--ceiling', '1', '--file', '/no/such/file', 'echo'], names: '--file /no/such/file' },
+    {
+      args: ['run', '--ceiling', '1', '--network', 'closed', 'echo'],
+      names: "option '--network <egress>' argument 'closed' is invalid",
+    },
+    { args: ['run', '--ceiling', '1', '--allow', ' ', 'echo'], names: "option '--allow <rule>'" },
     { args: ['logs', 'x', '--folow'], names: "unknown option '--folow'", suggests: '--follow' },
     { args: ['runs', '--status', 'done'], names: "option '--status <status>' argument 'done' is invalid" },
     { args: ['result', 'x', 'metrics..accuracy'], names: "argument 'path'" },
@@ -175,6 +180,16 @@ describe('exit codes', () => {
       },
       { what: 'a platform variable', args: ['--env', 'ORRERY_RESULT_PATH=/tmp/x'], param: 'env' },
       { what: 'a name that is not one', args: ['--name', 'Not_A_Name'], param: 'name' },
+      {
+        what: 'a rule that is neither a CIDR nor a host name',
+        args: ['--allow', 'example.com', '--allow', 'not/a rule'],
+        param: 'network.allow[1]',
+      },
+      {
+        what: 'an allow list with no network',
+        args: ['--network', 'none', '--allow', 'example.com'],
+        param: 'network.allow',
+      },
     ])('$what', async ({ args, param }) => {
       const before = (await api.call('GET', '/api/runs?limit=1')).json().data[0]?.id;
       const run = await orrery(['run', '--ceiling', '1', ...args, 'echo never']);
@@ -202,6 +217,56 @@ describe('exit codes', () => {
       const run = await orrery(['runs'], { ORRERY_API_KEY: 'orr_not_a_key' });
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr).toContain('Authorization: Bearer');
+    });
+  });
+});
+
+describe('network (issue 48)', () => {
+  // The sandbox's interfaces, as its processes see them: slirp's tap device is its way out.
+  const interfaces = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ' '";
+
+  it('--network none: the run’s sandbox has loopback only, and the run says so', async () => {
+    const name = unique('offline');
+    const run = await orrery([
+      'run',
+      '--ceiling',
+      '1',
+      '--network',
+      'none',
+      '--name',
+      name,
+      '--',
+      interfaces,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('lo ');
+    expect(run.stderr).toMatch(
+      new RegExp(`${name} \\(run_[0-9a-f]{24}\\) placed on small without a network`),
+    );
+    const answer = (await api.call('GET', `/api/runs/${name}`)).json().data as RunAnswer;
+    expect(answer.network).toEqual({ egress: 'none', allow: [], deny: [] });
+  });
+
+  it('by default, and with --deny and --allow, the run’s sandbox has its way out, with the rules given', async () => {
+    const open = await orrery(['run', '--ceiling', '1', '--', interfaces]);
+    expect(open.code, open.stderr).toBe(0);
+    expect(open.stdout).toBe('lo tap0 ');
+    const name = unique('narrowed');
+    const run = await orrery([
+      'run',
+      ...['--ceiling', '1', '--name', name],
+      ...['--allow', 'pypi.org', '--allow', '151.101.7.0/24', '--deny', 'Example.COM'],
+      '--',
+      interfaces,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('lo tap0 ');
+    expect(run.stderr).toContain('placed on small reaching only pypi.org, 151.101.7.0/24, not example.com,');
+    const answer = (await api.call('GET', `/api/runs/${name}`)).json().data as RunAnswer;
+    expect(answer.network).toEqual({
+      egress: 'open',
+      allow: ['pypi.org', '151.101.7.0/24'],
+      deny: ['example.com'],
     });
   });
 });

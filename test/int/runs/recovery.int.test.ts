@@ -40,6 +40,7 @@ it('finishes a run a dead process left running as failed, billed what was record
         hasCredit: true,
         sizeAvailable: true,
         host: api.host.hostId,
+        network: { egress: 'open', allow: [], deny: [] },
       },
       started,
     ],

@@ -83,6 +83,20 @@ describe('refused before anything is placed or charged', () => {
     ['no command', { ceiling_cents: 1 }, 422, 'invalid_request', 'command'],
     ['an unknown field', { command, ceiling_cents: 1, timeout: 5 }, 422, 'invalid_request', 'timeout'],
     [
+      'a network rule that is neither a CIDR nor a host name',
+      { command, ceiling_cents: 1, network: { deny: ['example.com', '203.0.113.0/24', 'x.y', 'no rule'] } },
+      422,
+      'invalid_request',
+      'network.deny[3]',
+    ],
+    [
+      'an allow list with egress none',
+      { command, ceiling_cents: 1, network: { egress: 'none', allow: ['pypi.org'] } },
+      422,
+      'invalid_request',
+      'network.allow',
+    ],
+    [
       'a size this host cannot hold',
       { command, ceiling_cents: 1, size: 'xl' },
       409,

@@ -122,6 +122,30 @@ describe('sandboxes', () => {
     expect((await sandbox.refresh()).metadata).toEqual({ run, stage: 'elsewhere' });
   });
 
+  it('creates with a network policy, updates it, and shows it as `network` and `data.network`', async () => {
+    const offline = await client.sandboxes.create({ network: { egress: 'none' }, metadata: { run } });
+    expect(offline.network).toEqual({ egress: 'none', allow: [], deny: [] });
+    // Typed from the API's document: a field it lacks or a wrong egress fails the type check.
+    const egress: 'open' | 'none' = offline.data.network.egress;
+    expect(egress).toBe('none');
+    expect((await api.runtime.status(offline.id)).network.egress).toBe('none');
+
+    const same = await offline.update({ network: { deny: ['Example.COM', '198.51.100.9/24'] } });
+    expect(same).toBe(offline);
+    const opened = { egress: 'open', allow: [], deny: ['example.com', '198.51.100.0/24'] };
+    expect(offline.data.network).toEqual(opened);
+    expect(offline.metadata).toEqual({ run });
+    expect((await api.runtime.status(offline.id)).network).toEqual(opened);
+    expect((await offline.fork()).network).toEqual(opened);
+
+    const bad = await refusal(
+      offline.update({ network: { allow: ['pypi.org', '151.101.0.0/16', 'files.pythonhosted.org', 'a b'] } }),
+    );
+    expect(bad).toBeInstanceOf(ApiError);
+    expect(bad).toMatchObject({ code: 'invalid_request', status: 422, param: 'network.allow[3]' });
+    expect((await offline.refresh()).network).toEqual(opened);
+  });
+
   it("answers a real refusal as ApiError with the API's code, status, message and param", async () => {
     const error = await refusal(client.sandboxes.create({ name: 'Not A Name' }));
     expect(error).toBeInstanceOf(ApiError);

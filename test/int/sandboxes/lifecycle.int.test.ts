@@ -44,6 +44,7 @@ describe('create', () => {
       forked_from: null,
       has_secrets: false,
       desktop: { running: false },
+      network: { egress: 'open', allow: [], deny: [] },
     });
     expect(sandbox.id).toMatch(/^sbx_[0-9a-f]{24}$/);
     expect(sandbox.name).toMatch(/^sb-[0-9a-f]{6}$/);

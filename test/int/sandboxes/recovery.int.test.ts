@@ -53,8 +53,8 @@ async function restartedHost(): Promise<void> {
 }
 
 describe('recovery on start', () => {
-  it('finishes a create, a resume, a stop and a destroy that were published but not carried out', async () => {
-    // A create published, the host never asked.
+  it('finishes a create, a resume, a stop, a destroy and a network update that were published but not carried out', async () => {
+    // A create published (without a network), the host never asked.
     const createdId = newSandboxId(randomBytes);
     await publishOnly({
       ...meta(createdId),
@@ -66,8 +66,23 @@ describe('recovery on start', () => {
       idleTimeoutSeconds: 0,
       idempotencyKey: null,
       host: api.host.hostId,
+      network: { egress: 'none', allow: [], deny: [] },
     });
     expect((await read(createdId)).status).toBe('starting');
+
+    // A new network policy published for a running sandbox, its runtime never told.
+    const toRestrict = (await api.call('POST', '/api/sandboxes', { body: {} })).json().data;
+    const restricted = { egress: 'open', allow: [], deny: ['198.51.100.0/24', 'example.com'] } as const;
+    await publishOnly({
+      ...meta(toRestrict.id),
+      type: 'UpdateSandbox',
+      network: { ...restricted, allow: [], deny: [...restricted.deny] },
+    });
+    expect((await api.runtime.status(toRestrict.id)).network).toEqual({
+      egress: 'open',
+      allow: [],
+      deny: [],
+    });
 
     // A stop and a destroy published for sandboxes that still run on the host.
     const toStop = (await api.call('POST', '/api/sandboxes', { body: {} })).json().data;
@@ -89,6 +104,10 @@ describe('recovery on start', () => {
       body: { command: 'hostname' },
     });
     expect(ran.json().data.stdout).toBe(`${createdId}\n`);
+    expect((await api.runtime.status(createdId)).network).toEqual({ egress: 'none', allow: [], deny: [] });
+    await expect
+      .poll(async () => (await api.runtime.status(toRestrict.id)).network, { timeout: 20_000 })
+      .toEqual(restricted);
     await expect
       .poll(async () => (await api.runtime.status(toStop.id)).state, { timeout: 20_000 })
       .toBe('stopped');

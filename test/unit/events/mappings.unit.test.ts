@@ -3,6 +3,7 @@ import type { OrgEvent } from '../../../domain/orgs/events.ts';
 import type { PersonEvent } from '../../../domain/people/events.ts';
 import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
 import { legacyHostId } from '../../../domain/sandboxes/hosts.ts';
+import { noNetwork } from '../../../domain/sandboxes/network.ts';
 import type { ReceivedTrace, SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { encodeWire, framedPayload, frameHeader, wireObjectOptions } from '../../../platform/registry.ts';
@@ -215,6 +216,11 @@ describe('event mappings round-trip through protobuf', () => {
       forkedFrom: null,
       hasSecrets: false,
       host: 'host_0a1b2c3d4e5f',
+      network: {
+        egress: 'open',
+        allow: ['203.0.113.0/24', '2001:db8::/32', 'docs.example.com'],
+        deny: ['198.51.100.7/32', 'example.org'],
+      },
     },
     {
       ...sandbox,
@@ -227,6 +233,7 @@ describe('event mappings round-trip through protobuf', () => {
       forkedFrom: 'sbx_source',
       hasSecrets: true,
       host: 'local',
+      network: { egress: 'none', allow: [], deny: [] },
     },
     { ...sandbox, type: 'SandboxStarted' },
     { ...sandbox, type: 'SandboxStopped', reason: 'requested' },
@@ -237,6 +244,9 @@ describe('event mappings round-trip through protobuf', () => {
     // Absent and empty differ: `{}` removes every key, an absent field changes nothing; 0 is "never".
     { ...sandbox, type: 'SandboxUpdated', metadata: {} },
     { ...sandbox, type: 'SandboxUpdated', idleTimeoutSeconds: 0 },
+    // A policy is recorded whole, empty lists and all; an update without one leaves it (above).
+    { ...sandbox, type: 'SandboxUpdated', network: { egress: 'open', allow: [], deny: ['10.0.0.0/8'] } },
+    { ...sandbox, type: 'SandboxUpdated', network: { egress: 'none', allow: [], deny: [] } },
     { ...sandbox, type: 'SandboxUsed' },
     { ...sandbox, type: 'SandboxSecretsSet' },
     { ...sandbox, type: 'SandboxDestroyed' },
@@ -255,25 +265,48 @@ describe('event mappings round-trip through protobuf', () => {
     expect(sandboxEventFromWire(throughProtobuf('sandbox', sandboxEventToWire(event)))).toEqual(event);
   });
 
+  const created: SandboxEvent = {
+    ...sandbox,
+    type: 'SandboxCreated',
+    name: 'old',
+    size: 'small',
+    metadata: {},
+    idleTimeoutSeconds: 0,
+    idempotencyKey: null,
+    forkedFrom: null,
+    hasSecrets: false,
+    host: 'host_new',
+    network: { egress: 'open', allow: [], deny: [] },
+  };
+
   it('reads a SandboxCreated from before hosts (no host field) as held by the legacy host', () => {
-    const created: SandboxEvent = {
-      ...sandbox,
-      type: 'SandboxCreated',
-      name: 'old',
-      size: 'small',
-      metadata: {},
-      idleTimeoutSeconds: 0,
-      idempotencyKey: null,
-      forkedFrom: null,
-      hasSecrets: false,
-      host: 'host_new',
-    };
     const wire = sandboxEventToWire(created) as { sandboxCreated: Record<string, unknown> };
     delete wire.sandboxCreated.host;
     expect(sandboxEventFromWire(throughProtobuf('sandbox', wire))).toEqual({
       ...created,
       host: legacyHostId,
     });
+  });
+
+  it('reads a SandboxCreated from before sandboxes had a network (no network field) as egress none, not open', () => {
+    const wire = sandboxEventToWire(created) as { sandboxCreated: Record<string, unknown> };
+    // The bytes an earlier producer wrote: the same message without field 9.
+    delete wire.sandboxCreated.network;
+    expect(sandboxEventFromWire(throughProtobuf('sandbox', wire))).toEqual({
+      ...created,
+      network: noNetwork,
+    });
+    expect(noNetwork).toEqual({ egress: 'none', allow: [], deny: [] });
+  });
+
+  it('does not guess an egress it does not know: the event is left undecoded (dead-lettered)', () => {
+    const unknown = { egress: 'EGRESS_UNSPECIFIED', allow: [], deny: [] };
+    const createdWire = sandboxEventToWire(created) as { sandboxCreated: Record<string, unknown> };
+    createdWire.sandboxCreated.network = unknown;
+    expect(sandboxEventFromWire(throughProtobuf('sandbox', createdWire))).toBeUndefined();
+    const envelope = { eventId: 'e', sandboxId: 'sbx_1', orgId: 'o', occurredAtMs: at.getTime() };
+    const updated = { ...envelope, sandboxUpdated: { network: unknown } };
+    expect(sandboxEventFromWire(throughProtobuf('sandbox', updated))).toBeUndefined();
   });
 
   it('usage recorded', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../../domain/runs/events.ts';
+import { noNetwork } from '../../../domain/sandboxes/network.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
 import { valueType } from '../../../schemas/events/index.ts';
@@ -30,6 +31,7 @@ describe('run events round-trip through protobuf', () => {
       ceilingMicrodollars: 5_000_000,
       placedBy: { kind: 'key', keyId: 'key_1', personId: 'per_1' },
       host: 'host_0a1b2c3d4e5f',
+      network: { egress: 'open', allow: ['pypi.org', '151.101.0.0/16'], deny: ['198.51.100.7/32'] },
     },
     {
       ...run,
@@ -42,6 +44,7 @@ describe('run events round-trip through protobuf', () => {
       ceilingMicrodollars: 20,
       placedBy: { kind: 'key', keyId: 'key_1', personId: null },
       host: 'local',
+      network: { egress: 'none', allow: [], deny: [] },
     },
     { ...run, type: 'RunStarted' },
     { ...run, type: 'RunOutputAppended', stream: 'stderr', seq: 12, text: 'é\n' },
@@ -55,6 +58,32 @@ describe('run events round-trip through protobuf', () => {
     { ...run, type: 'RunCeilingReached', billedSeconds: 5 },
   ])('run event $type', (event) => {
     expect(runEventFromWire(throughProtobuf('run', runEventToWire(event)))).toEqual(event);
+  });
+
+  const placed: RunEvent = {
+    ...run,
+    type: 'RunPlaced',
+    name: 'old',
+    size: 'small',
+    command: 'true',
+    envNames: [],
+    files: [],
+    ceilingMicrodollars: 20,
+    placedBy: { kind: 'key', keyId: 'key_1', personId: null },
+    host: 'host_a',
+    network: { egress: 'open', allow: [], deny: [] },
+  };
+
+  it('reads a RunPlaced from before sandboxes had a network (no network field) as egress none, not open', () => {
+    const wire = runEventToWire(placed) as { runPlaced: Record<string, unknown> };
+    delete wire.runPlaced.network;
+    expect(runEventFromWire(throughProtobuf('run', wire))).toEqual({ ...placed, network: noNetwork });
+  });
+
+  it('does not guess an egress it does not know: the event is left undecoded (dead-lettered)', () => {
+    const wire = runEventToWire(placed) as { runPlaced: Record<string, unknown> };
+    wire.runPlaced.network = { egress: 'closed', allow: [], deny: [] };
+    expect(runEventFromWire(throughProtobuf('run', wire))).toBeUndefined();
   });
 
   it('a metered stretch on the usage stream keeps its seconds', () => {

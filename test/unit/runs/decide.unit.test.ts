@@ -11,6 +11,7 @@ import {
   type RunState,
   type RunStatus,
 } from '../../../domain/runs/run.ts';
+import type { NetworkPolicy } from '../../../domain/sandboxes/network.ts';
 
 // The run decider (domain/runs/decide.ts): every command against every status, the placement's
 // refusals, per-stream sequence numbers, the seconds billed at each end, the result's rules.
@@ -36,6 +37,7 @@ const placeBody = (
   hasCredit: true,
   sizeAvailable: true,
   host: 'host_a',
+  network: { egress: 'open', allow: [], deny: [] },
   ...overrides,
 });
 
@@ -242,6 +244,15 @@ describe('placement refuses before anything is recorded', () => {
     expect(decide(command(placeBody({ ceilingMicrodollars: 20 })), undefined).map((e) => e.type)).toEqual([
       'RunPlaced',
     ]);
+  });
+});
+
+describe("the run's network (issue 48)", () => {
+  it('records the policy its sandbox is made with, and the run has it', () => {
+    const network: NetworkPolicy = { egress: 'none', allow: [], deny: [] };
+    const events = decide(command(placeBody({ network })), undefined);
+    expect(events).toEqual([expect.objectContaining({ type: 'RunPlaced', network })]);
+    expect(events.reduce(evolve, undefined as RunState)?.network).toEqual(network);
   });
 });
 

@@ -7,6 +7,7 @@ import {
   useRecordingIntervalSeconds,
 } from '../../../domain/sandboxes/decide.ts';
 import { SandboxError } from '../../../domain/sandboxes/errors.ts';
+import type { NetworkPolicy } from '../../../domain/sandboxes/network.ts';
 import { evolve, type SandboxState } from '../../../domain/sandboxes/sandbox.ts';
 import {
   at,
@@ -343,6 +344,55 @@ describe('update', () => {
   it('replaces all metadata, and {} removes every key', () => {
     expect(given([{ type: 'UpdateSandbox', metadata: { a: '1' } }], running)?.metadata).toEqual({ a: '1' });
     expect(given([{ type: 'UpdateSandbox', metadata: {} }], running)?.metadata).toEqual({});
+  });
+});
+
+describe('network (issue 48)', () => {
+  const closed: NetworkPolicy = { egress: 'none', allow: [], deny: [] };
+  const narrowed: NetworkPolicy = { egress: 'open', allow: ['pypi.org', '151.101.0.0/16'], deny: [] };
+  const update = (network: unknown) => ({ type: 'UpdateSandbox', network }) as CommandBody;
+
+  it('records the policy a create names, and the sandbox has it', () => {
+    const [event] = decide({ ...meta(), ...createCommand({ network: closed }) } as SandboxCommand, undefined);
+    expect(event).toMatchObject({ type: 'SandboxCreated', network: closed });
+    expect(sandboxIn('running', { network: narrowed })?.network).toEqual(narrowed);
+  });
+
+  it("gives a fork's copy its source's policy as the source has it now (after an update)", () => {
+    const source = given([update(narrowed)], sandboxIn('running', { network: closed }));
+    const [copy] = decide(
+      { ...meta(), type: 'ForkSandbox', copyId: 'sbx_copy', name: 'copy', nameTaken: false },
+      source,
+    );
+    expect(copy).toMatchObject({ type: 'SandboxCreated', sandboxId: 'sbx_copy', network: narrowed });
+    expect(evolve(undefined, copy!)?.network).toEqual(narrowed);
+  });
+
+  it('records a new policy whole, on a running or a stopped sandbox, and only when it changes', () => {
+    for (const status of ['running', 'stopped'] as const) {
+      const state = sandboxIn(status);
+      const [event] = decide({ ...meta(), ...update(closed) } as SandboxCommand, state);
+      expect(event).toEqual(expect.objectContaining({ type: 'SandboxUpdated', network: closed }));
+      expect(event).not.toHaveProperty('metadata');
+      expect(given([update(closed)], state)).toMatchObject({
+        status,
+        network: closed,
+        metadata: { team: 'web' },
+      });
+    }
+    const open = sandboxIn('running', { network: narrowed });
+    expect(outcome(update({ ...narrowed, allow: [...narrowed.allow] }), open)).toBe('nothing');
+    // The lists are shown as sent: another order is another policy to show.
+    expect(outcome(update({ ...narrowed, allow: ['151.101.0.0/16', 'pypi.org'] }), open)).toBe(
+      'SandboxUpdated',
+    );
+    expect(outcome(update({ ...narrowed, deny: ['example.com'] }), open)).toBe('SandboxUpdated');
+    // Leaving it out of an update leaves it as it is.
+    expect(given([{ type: 'UpdateSandbox', idleTimeoutSeconds: 60 }], open)?.network).toEqual(narrowed);
+  });
+
+  it('refuses an update of a deleted sandbox, network or not', () => {
+    expect(outcome(update(closed), sandboxIn('deleted'))).toEqual({ refused: 'not_found' });
   });
 });
 

@@ -1,4 +1,5 @@
 import { decide, type SandboxCommand } from '../../../domain/sandboxes/decide.ts';
+import { defaultNetwork } from '../../../domain/sandboxes/network.ts';
 import { evolve, initialState, type SandboxState } from '../../../domain/sandboxes/sandbox.ts';
 
 // Builds sandbox states for the decider tests by deciding and evolving real commands, so the
@@ -28,6 +29,7 @@ export const createCommand = (
   idleTimeoutSeconds: 0,
   idempotencyKey: null,
   host: 'host_a',
+  network: defaultNetwork,
   ...overrides,
 });
 

@@ -23,8 +23,33 @@ describe('create body', () => {
   it('fills the defaults', () => {
     expect(parseSandboxBody(createSandboxBody, {})).toEqual({
       ok: true,
-      value: { size: 'small', metadata: {}, idle_timeout_seconds: 0 },
+      value: {
+        size: 'small',
+        metadata: {},
+        idle_timeout_seconds: 0,
+        network: { egress: 'open', allow: [], deny: [] },
+      },
     });
+  });
+
+  it('takes a network policy, canonical, or refuses it naming the entry', () => {
+    expect(parseSandboxBody(createSandboxBody, { network: { egress: 'none' } })).toMatchObject({
+      ok: true,
+      value: { network: { egress: 'none', allow: [], deny: [] } },
+    });
+    expect(
+      parseSandboxBody(createSandboxBody, { network: { deny: ['Example.COM', '203.0.113.9/24'] } }),
+    ).toMatchObject({
+      ok: true,
+      value: { network: { egress: 'open', deny: ['example.com', '203.0.113.0/24'] } },
+    });
+    const rules = ['example.com', '203.0.113.0/24', 'docs.example.org', 'not a rule'];
+    expect(verdict(createSandboxBody, { network: { allow: rules } })).toBe('network.allow[3]');
+    expect(verdict(createSandboxBody, { network: { egress: 'closed' } })).toBe('network.egress');
+    expect(verdict(createSandboxBody, { network: { egress: 'none', allow: ['example.com'] } })).toBe(
+      'network.allow',
+    );
+    expect(verdict(createSandboxBody, { network: { deny: [], rules: [] } })).toBe('network.rules');
   });
 
   it.each([
@@ -90,8 +115,18 @@ describe('update and fork bodies', () => {
     [{ idle_timeout_seconds: 0 }, true],
     [{ idle_timeout_seconds: 30 }, 'idle_timeout_seconds'],
     [{ size: 'xl' }, 'size'],
+    [{ network: { egress: 'none' } }, true],
+    [{ network: { deny: Array.from({ length: 101 }, (_, i) => `203.0.113.${i}`) } }, 'network.deny'],
+    [{ network: { allow: ['10.1.2.3'] } }, 'network.allow[0]'],
   ])('update %j', (body, expected) => {
     expect(verdict(updateSandboxBody, body)).toBe(expected);
+  });
+
+  it('leaves the network out of an update that does not name it', () => {
+    expect(parseSandboxBody(updateSandboxBody, { metadata: {} })).toEqual({
+      ok: true,
+      value: { metadata: {} },
+    });
   });
 
   it.each([

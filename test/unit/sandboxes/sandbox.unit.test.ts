@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxEvent } from '../../../domain/sandboxes/events.ts';
 import { desktopStatus, evolve, initialState } from '../../../domain/sandboxes/sandbox.ts';
+import { encodeWire, wireObjectOptions } from '../../../platform/registry.ts';
+import { valueType } from '../../../schemas/events/index.ts';
+import { sandboxEventFromWire, sandboxEventToWire } from '../../../schemas/events/sandbox-mapping.ts';
 import { at, sandboxIn } from './given.ts';
 
 const base = { eventId: 'ev_x', sandboxId: 'sbx_source', orgId: 'org_1', occurredAt: at(50) };
@@ -29,6 +32,7 @@ describe('evolve', () => {
       forkedFrom: null,
       hasSecrets: false,
       host: 'host_b',
+      network: { egress: 'none', allow: [], deny: [] },
     });
     expect(again).toBe(state);
   });
@@ -45,10 +49,41 @@ describe('evolve', () => {
     [
       'SandboxUpdated',
       { type: 'SandboxUpdated', idleTimeoutSeconds: 90 },
-      { idleTimeoutSeconds: 90, metadata: { team: 'web' } },
+      { idleTimeoutSeconds: 90, metadata: { team: 'web' }, network: { egress: 'open', allow: [], deny: [] } },
+    ],
+    [
+      'SandboxUpdated with a network',
+      { type: 'SandboxUpdated', network: { egress: 'open', allow: [], deny: ['example.com'] } },
+      { network: { egress: 'open', allow: [], deny: ['example.com'] }, metadata: { team: 'web' } },
     ],
   ] as const)('%s', (_name, event, expected) => {
     expect(evolve(sandboxIn('running'), { ...base, ...event } as SandboxEvent)).toMatchObject(expected);
+  });
+});
+
+describe('a sandbox created before sandboxes had a network', () => {
+  it('has none (loopback only), as it had: its SandboxCreated, without a policy, is read so', () => {
+    const created: SandboxEvent = {
+      ...base,
+      type: 'SandboxCreated',
+      name: 'old',
+      size: 'small',
+      metadata: {},
+      idleTimeoutSeconds: 0,
+      idempotencyKey: null,
+      forkedFrom: null,
+      hasSecrets: false,
+      host: 'local',
+      network: { egress: 'open', allow: [], deny: [] },
+    };
+    const wire = sandboxEventToWire(created) as { sandboxCreated: Record<string, unknown> };
+    delete wire.sandboxCreated.network;
+    const type = valueType('sandbox');
+    const decoded = sandboxEventFromWire(
+      type.toObject(type.decode(encodeWire(type, wire)), wireObjectOptions),
+    );
+    const state = [decoded!, { ...base, type: 'SandboxStarted' } as const].reduce(evolve, initialState());
+    expect(state).toMatchObject({ status: 'running', network: { egress: 'none', allow: [], deny: [] } });
   });
 });
 

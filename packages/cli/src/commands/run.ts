@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, normalize, sep } from 'node:path';
 import { keyedClient } from '../access.ts';
 import type { ApiClient } from '../api-client.ts';
-import type { EnvFlag, Invocation, RunFlags } from '../arguments.ts';
+import type { EnvFlag, Invocation, NetworkFlags, RunFlags } from '../arguments.ts';
 import { type Check, type Judged, judge } from '../checks.ts';
 import type { Context } from '../context.ts';
 import { exitCodes, Failure, UsageFailure } from '../failures.ts';
@@ -54,6 +54,15 @@ function environment(flags: EnvFlag[], env: Context['env']): Record<string, stri
   return variables;
 }
 
+/** The flags as the body's `network`: what was not given is left to the API's defaults. */
+function networkBody(flags: NetworkFlags) {
+  return {
+    ...(flags.egress === undefined ? {} : { egress: flags.egress }),
+    ...(flags.allow.length === 0 ? {} : { allow: flags.allow }),
+    ...(flags.deny.length === 0 ? {} : { deny: flags.deny }),
+  };
+}
+
 async function place(api: ApiClient, flags: RunFlags, env: Context['env']) {
   const body = {
     command: flags.command,
@@ -62,6 +71,7 @@ async function place(api: ApiClient, flags: RunFlags, env: Context['env']) {
     files: await workingFiles(flags.files),
     env: environment(flags.env, env),
     ...(flags.name === undefined ? {} : { name: flags.name }),
+    ...(flags.network === undefined ? {} : { network: networkBody(flags.network) }),
   };
   const answer = await api.post('/api/runs', { json: body });
   return { answer, run: runOf(answer.body, 'POST /api/runs') };
@@ -107,7 +117,7 @@ export async function run(context: Context, invocation: Extract<Invocation, { co
     }
     output.say(
       palette.muted(
-        `${placed.run.name} (${placed.run.id}) placed on ${placed.run.size}, ceiling ${centsText(placed.run.ceiling_cents)}; Ctrl-C detaches.`,
+        `${placed.run.name} (${placed.run.id}) placed on ${placed.run.size}${networkNote(placed.run)}, ceiling ${centsText(placed.run.ceiling_cents)}; Ctrl-C detaches.`,
       ),
     );
     followed = interrupt.signal.aborted
@@ -146,6 +156,18 @@ export async function run(context: Context, invocation: Extract<Invocation, { co
   for (const check of checks ?? []) output.say(checkLine(check, palette));
   output.say(describeEnd(ended, palette));
   return exitCodeOf(ended);
+}
+
+/** What the placing line says of a network that is not the open default. */
+function networkNote(run: RunObject): string {
+  const network = run.network;
+  if (network === undefined) return '';
+  if (network.egress === 'none') return ' without a network';
+  const parts = [
+    network.allow.length > 0 ? `only ${network.allow.join(', ')}` : undefined,
+    network.deny.length > 0 ? `not ${network.deny.join(', ')}` : undefined,
+  ].filter((part) => part !== undefined);
+  return parts.length === 0 ? '' : ` reaching ${parts.join(', ')}`;
 }
 
 function checkLine(check: Judged, palette: Context['output']['palette']): string {

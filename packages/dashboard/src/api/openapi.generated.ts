@@ -57,6 +57,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -7705,6 +7717,18 @@ export interface paths {
                                 /** @description `run_…`, for good; `name` names the newest run of that name */
                                 id: string;
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 output: {
                                     stderr_seq: number;
                                     /** @description the last sequence number on stdout (0: nothing yet) */
@@ -7890,6 +7914,15 @@ export interface paths {
                             path: string;
                         }[];
                         name?: string;
+                        network?: {
+                            allow?: string[];
+                            deny?: string[];
+                            /**
+                             * @default open
+                             * @enum {string}
+                             */
+                            egress?: "open" | "none";
+                        };
                         /**
                          * @default small
                          * @enum {string}
@@ -7928,6 +7961,18 @@ export interface paths {
                                 /** @description `run_…`, for good; `name` names the newest run of that name */
                                 id: string;
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 output: {
                                     stderr_seq: number;
                                     /** @description the last sequence number on stdout (0: nothing yet) */
@@ -8181,6 +8226,18 @@ export interface paths {
                                 /** @description `run_…`, for good; `name` names the newest run of that name */
                                 id: string;
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 output: {
                                     stderr_seq: number;
                                     /** @description the last sequence number on stdout (0: nothing yet) */
@@ -8813,6 +8870,18 @@ export interface paths {
                                 /** @description `run_…`, for good; `name` names the newest run of that name */
                                 id: string;
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 output: {
                                     stderr_seq: number;
                                     /** @description the last sequence number on stdout (0: nothing yet) */
@@ -9054,6 +9123,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -9211,6 +9292,15 @@ export interface paths {
                             [key: string]: string;
                         };
                         name?: string;
+                        network?: {
+                            allow?: string[];
+                            deny?: string[];
+                            /**
+                             * @default open
+                             * @enum {string}
+                             */
+                            egress?: "open" | "none";
+                        };
                         /**
                          * @default small
                          * @enum {string}
@@ -9253,6 +9343,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -9467,6 +9569,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -9670,6 +9784,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -9863,7 +9989,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Replace metadata, change the idle timeout */
+        /** Replace metadata, change the idle timeout or the network policy */
         patch: {
             parameters: {
                 query?: never;
@@ -9880,6 +10006,15 @@ export interface paths {
                         idle_timeout_seconds?: number;
                         metadata?: {
                             [key: string]: string;
+                        };
+                        network?: {
+                            allow?: string[];
+                            deny?: string[];
+                            /**
+                             * @default open
+                             * @enum {string}
+                             */
+                            egress?: "open" | "none";
                         };
                     };
                 };
@@ -9918,6 +10053,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -12099,7 +12246,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A running copy with the same files and metadata */
+        /** A running copy with the same files, metadata and network policy */
         post: {
             parameters: {
                 query?: never;
@@ -12151,6 +12298,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -12403,6 +12562,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -12655,6 +12826,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
@@ -13127,6 +13310,18 @@ export interface paths {
                                     [key: string]: string;
                                 };
                                 name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
                                 /** @enum {string} */
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */

@@ -16,9 +16,11 @@ export function useSandboxes(orgId: string, all: boolean) {
   });
 }
 
+export const sandboxKey = (orgId: string, id: string) => ['orgs', orgId, 'sandbox', id];
+
 export function useSandbox(orgId: string, id: string) {
   return useQuery({
-    queryKey: ['orgs', orgId, 'sandbox', id],
+    queryKey: sandboxKey(orgId, id),
     queryFn: async () =>
       (await dataOf(api.GET('/api/sandboxes/{id}', { params: { path: { id } }, ...inOrgHeader(orgId) })))
         .data,

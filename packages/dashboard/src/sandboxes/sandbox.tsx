@@ -3,11 +3,13 @@ import type { Sandbox } from '../api/types.ts';
 import { Facts, Loaded, Page, When } from '../components.tsx';
 import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
+import { NetworkForm, networkFacts } from './network.tsx';
 import { useSandbox } from './queries.ts';
 import { MetadataList } from './sandboxes.tsx';
 import { LiveScreen } from './screen.tsx';
 
-// A sandbox's page: what it is, its desktop's status, and while the desktop runs, its live screen.
+// A sandbox's page: what it is, its desktop's status, and while the desktop runs, its live screen;
+// its network policy, which a person may change here.
 
 export function SandboxPage() {
   const org = useOrg();
@@ -22,6 +24,7 @@ export function SandboxPage() {
         {(data) => (
           <>
             <About sandbox={data} />
+            <NetworkForm orgId={org.id} sandbox={data} />
             <section aria-labelledby="screen-title">
               <h2 id="screen-title">Live screen</h2>
               {data.desktop.running ? (
@@ -56,6 +59,7 @@ function About({ sandbox }: { sandbox: Sandbox }) {
         ['Size', sandbox.size],
         ['Desktop', desktop.running ? `running, ${desktop.size}, ${desktop.browser}` : 'not running'],
         ['Metadata', <MetadataList key="metadata" metadata={sandbox.metadata} />],
+        ...networkFacts(sandbox.network),
         ['Idle timeout', `${sandbox.idle_timeout_seconds} s`],
         ['Last used', <When key="used" iso={sandbox.last_used_at} />],
         ['Created', <When key="created" iso={sandbox.created_at} />],
