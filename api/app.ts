@@ -38,6 +38,7 @@ import { type RunDeps, runsPlugin } from './runs/plugin.ts';
 import { Fleet } from './sandboxes/fleet.ts';
 import { HostClient } from './sandboxes/host-client.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
+import { templatesPlugin } from './templates/plugin.ts';
 
 export interface ApiDeps {
   logger: Logger;
@@ -192,6 +193,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     hosts,
   });
   await app.register(runsPlugin, { prefix: '/api', ...deps, ...deps.runs, fleet, hosts });
+  await app.register(templatesPlugin, { prefix: '/api', pool: deps.pool, fleet, hosts });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // Last: it answers the GETs outside /api that no route above has.
   await app.register(dashboardPlugin, { root: deps.dashboardRoot });

@@ -21,7 +21,7 @@ export const reasons: Record<number, string> = {
   403: "The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this.",
   404: 'Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`).',
   408: 'The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed.',
-  409: 'Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available.',
+  409: 'Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on.',
   413: 'The JSON body is over 1 MiB.',
   414: 'A path parameter is over 100 characters.',
   410: 'The invitation was accepted, withdrawn, or has expired.',
@@ -88,6 +88,12 @@ export const routeKinds = {
   'run.read': { surface: 'json', statuses: [401, 403, 404, 414, 422, 503] },
   /** GET /api/runs/:name/result: 409 while the run is active, 404 when it wrote none. */
   'run.result': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 503] },
+  /** POST /api/templates: a key only, a JSON body; a taken name 422, no host with room 503. */
+  'templates.create': { surface: 'json', statuses: [401, 403, 413, 415, 422, 503] },
+  /** GET /api/templates: a key or a session. */
+  'templates.list': { surface: 'json', statuses: [401, 403, 404, 503] },
+  /** One template by id or name: read it, or delete it (409 while building or in use). */
+  'template.one': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 503] },
   /** GET /api/catalog: any live key or session. */
   catalog: { surface: 'json', statuses: [401, 404, 422, 503] },
 } as const satisfies Record<string, { surface: Surface; statuses: readonly number[] }>;
@@ -105,6 +111,7 @@ export const sandboxRouteKinds: Record<SandboxRouteName, RouteKind> = {
   'sandbox.resume': 'sandbox.json',
   'sandbox.restart': 'sandbox.json',
   'sandbox.fork': 'sandbox.json',
+  'sandbox.snapshot': 'sandbox.json',
   'sandbox.exec': 'sandbox.json',
   'sandbox.files.read': 'sandbox',
   // Its body is the file's bytes, any type; one over 64 MiB is 422 on `contents`, not 413.

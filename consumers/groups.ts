@@ -7,6 +7,7 @@ export const consumerGroupIds = [
   'orrery-spans-clickhouse',
   'orrery-sandbox-postgres',
   'orrery-run-postgres',
+  'orrery-template-postgres',
 ] as const;
 
 export type ConsumerGroupId = (typeof consumerGroupIds)[number];

@@ -6,6 +6,7 @@ import type { Projection } from '../projections/projection.ts';
 import { runPostgresProjection } from '../projections/run-postgres.ts';
 import { sandboxPostgresProjection } from '../projections/sandbox-postgres.ts';
 import { spansClickHouseProjection } from '../projections/spans-clickhouse.ts';
+import { templatePostgresProjection } from '../projections/template-postgres.ts';
 import { usageClickHouseProjection } from '../projections/usage-clickhouse.ts';
 import { usagePostgresProjection } from '../projections/usage-postgres.ts';
 import type { ConsumerGroupId } from './groups.ts';
@@ -22,5 +23,6 @@ export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseCli
     'orrery-spans-clickhouse': spansClickHouseProjection(stores.clickhouse) as Projection<unknown>,
     'orrery-sandbox-postgres': sandboxPostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-run-postgres': runPostgresProjection(stores.pool) as Projection<unknown>,
+    'orrery-template-postgres': templatePostgresProjection(stores.pool) as Projection<unknown>,
   };
 }

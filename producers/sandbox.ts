@@ -21,8 +21,8 @@ export interface VersionedSandbox {
 
 /** The read model did not show a published change in time (are the consumers running?). */
 export class ReadModelBehind extends Error {
-  constructor(sandboxId: string) {
-    super(`the sandbox read model did not show the change to ${sandboxId} in time`);
+  constructor(id: string, readModel = 'sandbox') {
+    super(`the ${readModel} read model did not show the change to ${id} in time`);
     this.name = 'ReadModelBehind';
   }
 }

@@ -13,6 +13,7 @@ import type { Desktop } from '../sandbox-runtime/desktop/index.ts';
 import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import { RunStore } from '../stores/runs.ts';
 import { SandboxStore } from '../stores/sandboxes.ts';
+import { TemplateStore } from '../stores/templates.ts';
 import { SandboxCommands } from './commands.ts';
 import type { HostContext } from './context.ts';
 import { desktopRoutes } from './desktop-routes.ts';
@@ -24,6 +25,8 @@ import { runRoutes } from './run-routes.ts';
 import { Runner } from './runner.ts';
 import { sandboxRoutes } from './sandbox-routes.ts';
 import { HostScreens } from './screen.ts';
+import { templateRoutes } from './template-routes.ts';
+import { TemplateCommands } from './templates.ts';
 
 // A sandbox host (issue 47): the process that owns one machine's sandboxes, their desktops and
 // screens, and the runs on them. It serves the routes API replicas forward to it
@@ -71,6 +74,7 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
   const projectionTimeoutMs = deps.projectionTimeoutMs ?? 15_000;
   const store = new SandboxStore(deps.pool);
   const runs = new RunStore(deps.pool);
+  const templateStore = new TemplateStore(deps.pool);
   const room = new HostRoom(deps.resources, async () => {
     const held = noSandboxes();
     for (const sandbox of await deps.runtime.list()) held[sandbox.size] += 1;
@@ -79,9 +83,21 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
   const commands = new SandboxCommands({
     hostId: deps.hostId,
     store,
+    templates: templateStore,
     producer: deps.producer,
     runtime: deps.runtime,
     room,
+    now,
+    logger: deps.logger,
+    projectionTimeoutMs,
+  });
+  const templates = new TemplateCommands({
+    hostId: deps.hostId,
+    templates: templateStore,
+    sandboxes: commands,
+    runtime: deps.runtime,
+    room,
+    producer: deps.producer,
     now,
     logger: deps.logger,
     projectionTimeoutMs,
@@ -106,6 +122,8 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
     runtime: deps.runtime,
     desktop: deps.desktop,
     runner,
+    templates,
+    templateStore,
     logger: deps.logger,
   };
 
@@ -127,6 +145,7 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
     sandboxRoutes(secured, context);
     desktopRoutes(secured, context);
     runRoutes(secured, context);
+    templateRoutes(secured, context);
   });
   const screens = new HostScreens(context, deps.secret);
   screens.attach(app.server);
@@ -155,12 +174,16 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
       void runner
         .recover()
         .catch((error: unknown) => deps.logger.error({ err: error }, 'runs: recovery failed'));
+      void templates
+        .recover()
+        .catch((error: unknown) => deps.logger.error({ err: error }, 'templates: recovery failed'));
     }
   });
   app.addHook('preClose', async () => {
     idle?.stop();
     screens.closeAll();
     await runner.shutdown();
+    await templates.settled();
   });
   app.addHook('onClose', async () => watch.stop());
   return { app, context, room };

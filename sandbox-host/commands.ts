@@ -4,11 +4,14 @@ import { newSandboxId, pickDefaultName } from '../domain/sandboxes/names.ts';
 import { sameNetwork } from '../domain/sandboxes/network.ts';
 import type { CreateSandboxBody, UpdateSandboxBody } from '../domain/sandboxes/requests.ts';
 import type { Sandbox } from '../domain/sandboxes/sandbox.ts';
+import { requireReady } from '../domain/templates/decide.ts';
+import type { Template } from '../domain/templates/template.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import { type CommandBody, recordSandboxCommand, sandboxCommand } from '../producers/sandbox.ts';
 import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import type { Loaded, SandboxStore } from '../stores/sandboxes.ts';
+import type { TemplateStore } from '../stores/templates.ts';
 import { type ConvergeDeps, converge } from './converge.ts';
 import { NotThisHost } from './errors.ts';
 import type { HostRoom } from './room.ts';
@@ -32,6 +35,8 @@ export interface CommandDeps {
   /** This host's id: what its creates record, and the only sandboxes it acts on. */
   hostId: string;
   store: SandboxStore;
+  /** The template read model: a sandbox from a template is checked against it (issue 48). */
+  templates: TemplateStore;
   producer: EventProducer;
   runtime: SandboxRuntime;
   room: HostRoom;
@@ -93,6 +98,7 @@ export class SandboxCommands {
         if (first) return first.sandbox.id;
         const name = body.name ?? (await pickDefaultName(randomBytes, (n) => store.nameTaken(orgId, n)));
         const sandbox = { id: newSandboxId(randomBytes), orgId };
+        const template = body.template === undefined ? null : await this.readyTemplate(orgId, body.template);
         const created = this.command(sandbox, 'CreateSandbox', {
           name,
           nameTaken: body.name !== undefined && (await store.nameTaken(orgId, name)),
@@ -102,6 +108,7 @@ export class SandboxCommands {
           idempotencyKey: key ?? null,
           host: hostId,
           network: body.network,
+          template: template?.id ?? null,
         });
         await this.execute(created, undefined);
         return sandbox.id;
@@ -136,6 +143,17 @@ export class SandboxCommands {
     } finally {
       release();
     }
+  }
+
+  /**
+   * The ready template a sandbox is made from, as the read model has it (404 unknown, 409 not
+   * ready: domain/templates/decide.ts); its files are on the host that made it, which must be this.
+   */
+  async readyTemplate(orgId: string, reference: string): Promise<Template> {
+    const template = requireReady((await this.deps.templates.resolve(orgId, reference))?.template);
+    if (template.host !== this.deps.hostId)
+      throw new NotThisHost(template.id, template.host, this.deps.hostId);
+    return template;
   }
 
   /** The org's names and idempotency keys, claimed in this process and then across hosts. */

@@ -8,8 +8,10 @@ import type { Desktop } from '../sandbox-runtime/desktop/index.ts';
 import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import type { RunStore } from '../stores/runs.ts';
 import type { SandboxStore } from '../stores/sandboxes.ts';
+import type { TemplateStore } from '../stores/templates.ts';
 import type { SandboxCommands } from './commands.ts';
 import type { Runner } from './runner.ts';
+import type { TemplateCommands } from './templates.ts';
 
 /** What the host's routes share, made once by buildSandboxHost. */
 export interface HostContext {
@@ -20,6 +22,9 @@ export interface HostContext {
   runtime: SandboxRuntime;
   desktop: Desktop | undefined;
   runner: Runner;
+  /** The templates this host makes and keeps (issue 48), and their read model. */
+  templates: TemplateCommands;
+  templateStore: TemplateStore;
   logger: Logger;
 }
 

@@ -52,7 +52,12 @@ const steps: Record<SandboxStatus, Step> = {
       if (sandbox.forkedFrom) {
         const copy = await runtime.fork(sandbox.forkedFrom, sandbox.id);
         await alignNetwork(deps, loaded, copy.network);
-      } else await runtime.create(sandbox.id, { size: sandbox.size, network: sandbox.network });
+      } else
+        await runtime.create(sandbox.id, {
+          size: sandbox.size,
+          network: sandbox.network,
+          ...(sandbox.template === null ? {} : { template: sandbox.template }),
+        });
     } else if (host !== 'running') {
       await runtime.resume(sandbox.id);
     }

@@ -19,10 +19,14 @@ export function runRoutes(app: FastifyInstance, ctx: HostContext): void {
       path: file.path,
       bytes: Buffer.from(file.contents_base64, 'base64'),
     }));
+    // A run's sandbox from a template is placed where the template is (the API chose this host).
+    const template =
+      body.template === undefined ? null : await ctx.commands.readyTemplate(placement.org_id, body.template);
     const run = await ctx.runner.place(
       {
         orgId: placement.org_id,
         body,
+        template: template?.id ?? null,
         placedBy: placement.placed_by,
         hasCredit: placement.has_credit,
         sizeAvailable: placement.size_available,

@@ -27,7 +27,7 @@ import { KeyedLocks } from './serial.ts';
 
 // The runner: the sandbox host carries out the runs placed on it (issue 47), on its own sandbox
 // runtime, so a run outlives the API replica that placed it. For each run it makes a fresh
-// sandbox of the run's size and network policy (its id is the run's), writes the working files, runs `/bin/sh -c
+// sandbox of the run's size, network policy and template (its id is the run's), writes the working files, runs `/bin/sh -c
 // <command>` with the caller's environment and `ORRERY_RESULT_PATH`, appends the output as it
 // comes, meters the time, stops it at its ceiling or on request, reads the result file, records
 // the end and destroys the sandbox.
@@ -122,6 +122,8 @@ export class Runner {
       placedBy: Actor;
       hasCredit: boolean;
       sizeAvailable: boolean;
+      /** The ready template its sandbox is made from (checked by the caller), or null. */
+      template: string | null;
     },
     launch: Launch,
   ): Promise<Run> {
@@ -179,6 +181,7 @@ export class Runner {
         sizeAvailable: placement.sizeAvailable,
         host: this.deps.hostId,
         network: body.network,
+        template: placement.template,
       },
       undefined,
     );
@@ -325,9 +328,10 @@ export class Runner {
   /** A fresh sandbox with the working files; false when the run ended before it could start. */
   private async prepare(active: ActiveRun, launch: Launch): Promise<boolean> {
     const { runtime } = this.deps;
-    const { id, size, network } = active.state;
+    const { id, size, network, template } = active.state;
     try {
-      if (!active.stopRequest) await runtime.create(id, { size, network });
+      if (!active.stopRequest)
+        await runtime.create(id, { size, network, ...(template === null ? {} : { template }) });
       if (!active.stopRequest) {
         const made = await runtime.exec(id, `mkdir -p ${workingDirectory} ${dirname(resultPath)}`, {
           timeoutSeconds: 60,

@@ -28,6 +28,9 @@ export const hostPaths = {
   accessibilityTree: '/v1/sandboxes/:id/desktop/accessibility',
   accessibilityAct: '/v1/sandboxes/:id/desktop/accessibility/act',
   screen: '/v1/sandboxes/:id/screen',
+  snapshot: '/v1/sandboxes/:id/snapshot',
+  createTemplate: '/v1/templates',
+  deleteTemplate: '/v1/templates/:id/delete',
   placeRun: '/v1/runs',
   stopRun: '/v1/runs/:id/stop',
 } as const;
@@ -60,6 +63,14 @@ export const changeOnHost = z.strictObject({ command: z.enum(sandboxChanges) });
 /** What a lifecycle command answers: the sandbox it left, to be read from the read model. */
 export const actedOn = z.strictObject({ sandbox_id: z.string().min(1) });
 export type ActedOn = z.output<typeof actedOn>;
+
+/**
+ * What a template command answers (issue 48): the template it left, to be read from the read
+ * model. `POST /v1/templates` takes `createOnHost` with the caller's body (domain/templates/
+ * requests.ts createTemplateBody); a snapshot, the caller's body (snapshotBody); a delete, none.
+ */
+export const templateActedOn = z.strictObject({ template_id: z.string().min(1) });
+export type TemplateActedOn = z.output<typeof templateActedOn>;
 
 /** Who places or stops a run, as the API authenticated them (domain/runs/events.ts Actor). */
 export const wireActor = z.discriminatedUnion('kind', [

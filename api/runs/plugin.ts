@@ -14,18 +14,21 @@ import {
 import { isActive } from '../../domain/runs/run.ts';
 import { noRoomMessage } from '../../domain/sandboxes/hosts.ts';
 import { parseSandboxBody } from '../../domain/sandboxes/parse.ts';
+import type { Template } from '../../domain/templates/template.ts';
 import { textWithoutNul } from '../../domain/text.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { runData, runObject } from '../../schemas/run-answer.ts';
 import { hostPath, hostPaths, runActedOn } from '../../schemas/sandbox-hosts.ts';
 import { type Loaded, RunStore } from '../../stores/runs.ts';
+import { TemplateStore } from '../../stores/templates.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, unauthorized } from '../errors.ts';
 import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
 import type { Fleet } from '../sandboxes/fleet.ts';
 import { type HostClient, HostNotReached } from '../sandboxes/host-client.ts';
+import { placement as placementOf, readyTemplate, templateHostFull } from '../sandboxes/routing.ts';
 import { data, outputAnswer, resultAnswer } from './answers.ts';
 import { catalog, catalogAnswer } from './catalog.ts';
 import { runErrorHandler } from './errors.ts';
@@ -69,6 +72,7 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
   const now = opts.now ?? (() => new Date());
   const { fleet, hosts } = opts;
   const store = new RunStore(opts.pool);
+  const templates = new TemplateStore(opts.pool);
   const readers = app.requireKeyOrSession(runScope);
 
   /** Who is calling, as a run records it. */
@@ -107,6 +111,8 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
         sizeAvailable: await fleet.holdsSize(body.size),
       };
       refusePlacement({ ...checks, size: body.size, ceilingMicrodollars: body.ceiling_cents });
+      const template =
+        body.template === undefined ? undefined : await readyTemplate({ templates }, orgId, body.template);
       const placement = {
         org_id: orgId,
         placed_by: actorOf(request),
@@ -114,7 +120,7 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
         size_available: checks.sizeAvailable,
         body: request.body,
       };
-      return reply.status(201).send(await placeOnHost(placement, body.size));
+      return reply.status(201).send(await placeOnHost(placement, body.size, template));
     },
   );
 
@@ -232,8 +238,12 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
    * A run goes to a host with room for its size, as a sandbox does, and the host carries it out;
    * a host that is full or was not reached is passed for the next.
    */
-  async function placeOnHost(placement: Record<string, unknown>, size: Loaded['run']['size']) {
-    for (const host of await fleet.placement(size)) {
+  async function placeOnHost(
+    placement: Record<string, unknown>,
+    size: Loaded['run']['size'],
+    template: Template | undefined,
+  ) {
+    for (const host of await placementOf({ fleet }, size, template)) {
       try {
         const call = { method: 'POST', path: hostPaths.placeRun, json: placement } as const;
         return await hosts.json(host.hostId, call, runActedOn);
@@ -243,6 +253,7 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
         throw error;
       }
     }
+    if (template) throw templateHostFull(template, size);
     throw new ApiError('no_capacity', 503, noRoomMessage(size), undefined, { 'retry-after': '10' });
   }
 

@@ -39,6 +39,10 @@ export const sandboxObject = z.object({
   desktop: desktopStatusAnswer,
   host: z.string().describe("the sandbox host that holds it (a fork is on its source's)"),
   network: networkObject,
+  template: z
+    .string()
+    .nullable()
+    .describe("the template it was made from (a fork's, its source's), or null: the base"),
 });
 
 export const data = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
@@ -59,6 +63,7 @@ export function sandboxData(sandbox: Sandbox): z.output<typeof sandboxObject> {
     desktop: desktopStatus(sandbox.desktop),
     host: sandbox.host,
     network: networkData(sandbox.network),
+    template: sandbox.template,
   };
 }
 

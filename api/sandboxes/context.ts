@@ -3,6 +3,7 @@ import { parseSandboxBody } from '../../domain/sandboxes/parse.ts';
 import { textWithoutNul } from '../../domain/text.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import type { SandboxStore } from '../../stores/sandboxes.ts';
+import type { TemplateStore } from '../../stores/templates.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
 import { parsedOrRefused } from '../request-validation.ts';
 import type { SandboxAccess } from './access.ts';
@@ -12,6 +13,8 @@ import type { HostClient } from './host-client.ts';
 /** What the sandbox routes share, made once by the plugin. */
 export interface SandboxContext {
   store: SandboxStore;
+  /** The template read model: a sandbox from a template is checked and placed with it (issue 48). */
+  templates: TemplateStore;
   access: SandboxAccess;
   /** The fleet of sandbox hosts, and the way to call the one holding a sandbox. */
   fleet: Fleet;

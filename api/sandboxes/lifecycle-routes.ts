@@ -14,7 +14,9 @@ import {
 } from '../../domain/sandboxes/requests.ts';
 import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
 import { mintToken } from '../../domain/sandboxes/tokens.ts';
-import { hostPath, hostPaths } from '../../schemas/sandbox-hosts.ts';
+import { snapshotBody } from '../../domain/templates/requests.ts';
+import { hostPath, hostPaths, templateActedOn } from '../../schemas/sandbox-hosts.ts';
+import { templateData, templateObject } from '../../schemas/template-answer.ts';
 import { sandboxErrorResponses as errors } from '../error-responses.ts';
 import { callerOf, guard } from './access.ts';
 import {
@@ -157,6 +159,32 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ ctx: SandboxContext }> = a
         json: orEmpty(request.body),
       } as const;
       return reply.status(201).send({ data: sandboxData(await actOnHost(ctx, source, call)) });
+    },
+  });
+
+  app.route({
+    ...route('sandbox.snapshot'),
+    schema: {
+      tags,
+      summary: "A template of the sandbox's files as they are now; answers it ready",
+      params: idParams,
+      body: snapshotBody,
+      response: { 201: data(templateObject), ...errors('sandbox.snapshot') },
+    },
+    handler: async (request, reply) => {
+      parse(snapshotBody, request.body);
+      const { loaded } = await access.forRequest(request, 'sandbox.snapshot');
+      const sandbox = requireRunning(loaded.sandbox);
+      const call = {
+        method: 'POST',
+        path: hostPath(hostPaths.snapshot, sandbox.id),
+        json: request.body,
+      } as const;
+      const acted = await hosts.json(sandbox.host, call, templateActedOn);
+      const made = await ctx.templates.byId(acted.template_id);
+      if (!made)
+        throw new Error(`template ${acted.template_id} is not in the read model after its host made it`);
+      return reply.status(201).send({ data: templateData(made.template) });
     },
   });
 

@@ -4,6 +4,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { SandboxStore } from '../../stores/sandboxes.ts';
+import { TemplateStore } from '../../stores/templates.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import type { SandboxTokenCodec } from '../auth/sandbox-tokens.ts';
 import { errorResponses } from '../error-responses.ts';
@@ -51,6 +52,7 @@ export const sandboxesPlugin: FastifyPluginAsyncZod<SandboxPluginOptions> = asyn
   const store = new SandboxStore(opts.pool);
   const ctx: SandboxContext = {
     store,
+    templates: new TemplateStore(opts.pool),
     access: new SandboxAccess(store, opts.directory, now),
     fleet: opts.fleet,
     hosts: opts.hosts,

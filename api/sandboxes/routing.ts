@@ -3,6 +3,8 @@ import { noRoomMessage, sizeUnavailableMessage } from '../../domain/sandboxes/ho
 import type { NetworkPolicy } from '../../domain/sandboxes/network.ts';
 import type { CreateSandboxBody } from '../../domain/sandboxes/requests.ts';
 import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
+import { requireReady } from '../../domain/templates/decide.ts';
+import type { Template } from '../../domain/templates/template.ts';
 import { recordSandboxCommand, sandboxCommand } from '../../producers/sandbox.ts';
 import {
   type ActedOn,
@@ -11,6 +13,7 @@ import {
   hostPaths,
   type sandboxChanges,
 } from '../../schemas/sandbox-hosts.ts';
+import type { FleetHost } from '../../stores/sandbox-hosts.ts';
 import { ApiError } from '../errors.ts';
 import type { SandboxContext } from './context.ts';
 import { type HostCall, HostNotReached } from './host-client.ts';
@@ -51,7 +54,8 @@ export async function createSandbox(
   const key = body.idempotency_key;
   const first = key === undefined ? undefined : await ctx.store.byIdempotencyKey(orgId, key);
   if (first) return bringUp(ctx, first.sandbox);
-  for (const host of await ctx.fleet.placement(body.size)) {
+  const template = body.template === undefined ? undefined : await readyTemplate(ctx, orgId, body.template);
+  for (const host of await placement(ctx, body.size, template)) {
     try {
       const call = {
         method: 'POST',
@@ -67,7 +71,43 @@ export async function createSandbox(
       throw error;
     }
   }
+  if (template) throw templateHostFull(template, body.size);
   throw (await ctx.fleet.holdsSize(body.size)) ? noCapacity(body.size) : sizeUnavailable(body.size);
+}
+
+/** The template's host, the only one its sandboxes can go to, has no room or is not reached: 503. */
+export const templateHostFull = (template: Template, size: Sandbox['size']) =>
+  new ApiError(
+    'no_capacity',
+    503,
+    `The sandbox host keeping the template \`${template.name}\` (${template.host}) has no room for a \`${size}\` sandbox now, or cannot be reached: retry in a few seconds.`,
+    'template',
+    { 'retry-after': '10' },
+  );
+
+/**
+ * The ready template a new sandbox (or run) is made from, refused before anything is made: 404
+ * unknown, 409 `template_not_ready` naming it (domain/templates/decide.ts requireReady).
+ */
+export async function readyTemplate(
+  ctx: Pick<SandboxContext, 'templates'>,
+  orgId: string,
+  reference: string,
+): Promise<Template> {
+  return requireReady((await ctx.templates.resolve(orgId, reference))?.template);
+}
+
+/**
+ * Where a new sandbox (or run) may go, best first: a sandbox from a template goes to the
+ * template's host, where its files are (as a fork goes to its source's), if that host has room.
+ */
+export async function placement(
+  ctx: Pick<SandboxContext, 'fleet'>,
+  size: Sandbox['size'],
+  template: Template | undefined,
+): Promise<FleetHost[]> {
+  const hosts = await ctx.fleet.placement(size);
+  return template === undefined ? hosts : hosts.filter((host) => host.hostId === template.host);
 }
 
 /** A sandbox a create's retry found: still starting means its host brings it up now. */

@@ -110,6 +110,7 @@ const place: Decision<'PlaceRun'> = (command, state) => {
     placedBy,
     host,
     network,
+    template,
   } = command;
   return [
     {
@@ -124,6 +125,7 @@ const place: Decision<'PlaceRun'> = (command, state) => {
       placedBy,
       host,
       network,
+      template,
     },
   ];
 };

@@ -54,6 +54,8 @@ export interface Placement {
    * sandboxes had a network, whose runs had loopback only.
    */
   network: NetworkPolicy;
+  /** The template its sandbox is made from (domain/templates/), or null: the base. */
+  template: string | null;
 }
 
 interface EventBase {

@@ -5,6 +5,7 @@ import { checkedString, queryBoolean, queryIntIn, utf8Length } from '../sandboxe
 import { checkSandboxName } from '../sandboxes/names.ts';
 import { defaultNetwork, networkPolicyBody } from '../sandboxes/network.ts';
 import { execLimits } from '../sandboxes/requests.ts';
+import { templateReference } from '../templates/names.ts';
 import { textWithoutNul } from '../text.ts';
 import { outputStreams } from './events.ts';
 
@@ -120,6 +121,8 @@ export const placeRunBody = z.strictObject({
   name: checkedString(checkSandboxName).optional(),
   /** What the run's sandbox may reach, as a sandbox's `network` (domain/sandboxes/network.ts). */
   network: networkPolicyBody.default(() => ({ ...defaultNetwork, allow: [], deny: [] })),
+  /** A ready template's id or name (domain/templates/): the run's sandbox starts from its files. */
+  template: templateReference.optional(),
 });
 export type PlaceRunBody = z.output<typeof placeRunBody>;
 

@@ -136,6 +136,7 @@ function placed(event: Extract<RunEvent, { type: 'RunPlaced' }>): Run {
     placedBy: event.placedBy,
     host: event.host,
     network: event.network,
+    template: event.template,
     placedAt: event.occurredAt,
     startedAt: null,
     endedAt: null,

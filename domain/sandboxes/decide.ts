@@ -40,6 +40,8 @@ export type SandboxCommand =
       /** The sandbox host placement chose (domain/sandboxes/hosts.ts). */
       host: string;
       network: NetworkPolicy;
+      /** The ready template it is made from (domain/templates/decide.ts requireReady), or null. */
+      template: string | null;
     })
   | (CommandMeta & { type: 'ForkSandbox'; copyId: string; name: string; nameTaken: boolean })
   | (CommandMeta & { type: 'ReportStarted' })
@@ -110,7 +112,7 @@ type Decision<T extends SandboxCommand['type']> = (
 const create: Decision<'CreateSandbox'> = (command, state) => {
   if (state) return [];
   refuseTakenName(command.name, command.nameTaken);
-  const { name, size, metadata, idleTimeoutSeconds, idempotencyKey, host, network } = command;
+  const { name, size, metadata, idleTimeoutSeconds, idempotencyKey, host, network, template } = command;
   return [
     {
       ...base(command),
@@ -124,6 +126,7 @@ const create: Decision<'CreateSandbox'> = (command, state) => {
       hasSecrets: false,
       host,
       network,
+      template,
     },
   ];
 };
@@ -131,7 +134,7 @@ const create: Decision<'CreateSandbox'> = (command, state) => {
 /**
  * Decided on the source, which it leaves unchanged; the event belongs to the copy's stream. The
  * copy stays on its source's host: its files are copied there, not across machines. It keeps its
- * source's network policy (issue 48), as the runtime's fork does.
+ * source's network policy and template (issue 48), as the runtime's fork does.
  */
 const fork: Decision<'ForkSandbox'> = (command, state) => {
   const source = requireExisting(state);
@@ -151,6 +154,7 @@ const fork: Decision<'ForkSandbox'> = (command, state) => {
       hasSecrets: source.hasSecrets,
       host: source.host,
       network: source.network,
+      template: source.template,
     },
   ];
 };

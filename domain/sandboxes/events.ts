@@ -22,6 +22,8 @@ import type { ScreenSize } from './screen-geometry.ts';
 //   carries it (a fork's copy, its source's), and `SandboxUpdated` carries a new one when an update
 //   changes it. Events from before sandboxes had a network carry none and are read as `none`
 //   (schemas/events/sandbox-mapping.ts): those sandboxes had loopback only.
+// - A sandbox made from a template (issue 48, domain/templates/) names it in `SandboxCreated`
+//   (a fork's copy, its source's): it lives on the template's host, and stands on its files.
 // - `SandboxUsed` feeds the idle timeout; it is recorded at most every `useRecordingIntervalSeconds`
 //   (see decide.ts) so a busy desktop does not write an event per click.
 
@@ -67,6 +69,8 @@ export type SandboxEvent =
       host: string;
       /** Its network policy; a fork's copy has its source's. */
       network: NetworkPolicy;
+      /** The template it was made from (domain/templates/), or null: the base; a fork's copy has its source's. */
+      template: string | null;
     })
   | (EventBase & { type: 'SandboxStarted' })
   | (EventBase & { type: 'SandboxStopped'; reason: StopReason })

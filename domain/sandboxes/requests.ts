@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { templateReference } from '../templates/names.ts';
 import { textWithoutNul } from '../text.ts';
 import { sandboxSizes } from './events.ts';
 import { absolutePath, checkedString, intIn, queryBoolean } from './fields.ts';
@@ -46,6 +47,8 @@ export const createSandboxBody = z.strictObject({
     .optional(),
   /** The open internet (less the always-denied ranges) unless it says otherwise (network.ts). */
   network: networkPolicyBody.default(() => ({ ...defaultNetwork, allow: [], deny: [] })),
+  /** A ready template's id or name (domain/templates/): the sandbox starts from its files. */
+  template: templateReference.optional(),
 });
 export type CreateSandboxBody = z.output<typeof createSandboxBody>;
 

@@ -81,6 +81,13 @@ export const sandboxRoutes = {
     access: 'api_key_only',
     clientMethods: ['Sandbox.fork'],
   },
+  /** A template of the sandbox's files (issue 48), answered once ready. */
+  'sandbox.snapshot': {
+    method: 'POST',
+    path: '/sandboxes/:id/snapshot',
+    access: 'api_key_only',
+    clientMethods: ['Sandbox.snapshot'],
+  },
   'sandbox.exec': {
     method: 'POST',
     path: '/sandboxes/:id/exec',

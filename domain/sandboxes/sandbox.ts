@@ -48,6 +48,8 @@ export interface Sandbox {
   host: string;
   /** What it may reach (network.ts); the host's runtime is brought in line with it. */
   network: NetworkPolicy;
+  /** The template its files stand on (domain/templates/), or null: the base. */
+  template: string | null;
   desktop?: DesktopState;
 }
 
@@ -123,6 +125,7 @@ function created(event: Extract<SandboxEvent, { type: 'SandboxCreated' }>): Sand
     hasSecrets: event.hasSecrets,
     host: event.host,
     network: event.network,
+    template: event.template,
   };
 }
 

@@ -35,6 +35,7 @@ export function runEventToWire(event: RunEvent): Record<string, unknown> {
           placedBy: actorToWire(event.placedBy),
           host: event.host,
           network: { egress: event.network.egress, allow: event.network.allow, deny: event.network.deny },
+          template: event.template ?? '',
         },
       };
     case 'RunStarted':
@@ -118,6 +119,7 @@ export function runEventFromWire(wire: Wire): RunEvent | undefined {
         placedBy,
         host: text(body.host) || legacyHostId,
         network,
+        template: text(body.template) || null,
       };
     }
     case 'runStarted':

@@ -13,7 +13,8 @@ import { text, type Wire, whole } from './wire.ts';
 // SandboxEvent (domain) <-> orrery.sandbox.v1.SandboxEvent (protobuf, camelCase as protobufjs
 // reads it). Enums travel by name; `null` strings travel as empty ones (an empty name, key or
 // source id is never valid, so nothing is lost). An empty host is an event from before hosts; a
-// creation without a network policy is one from before sandboxes had a network, read as `none`.
+// creation without a network policy is one from before sandboxes had a network, read as `none`;
+// one without a template, a sandbox made from the base.
 
 const sizeNames: Record<SandboxSize, string> = {
   small: 'SANDBOX_SIZE_SMALL',
@@ -61,6 +62,7 @@ export function sandboxEventToWire(event: SandboxEvent): Record<string, unknown>
           hasSecrets: event.hasSecrets,
           host: event.host,
           network: networkToWire(event.network),
+          template: event.template ?? '',
         },
       };
     case 'SandboxStarted':
@@ -158,6 +160,7 @@ export function sandboxEventFromWire(wire: Wire): SandboxEvent | undefined {
         hasSecrets: body.hasSecrets === true,
         host: text(body.host) || legacyHostId,
         network: network ?? noNetwork,
+        template: orNull(body.template),
       };
     }
     case 'sandboxStarted':

@@ -52,6 +52,13 @@ export const topics = {
     key: 'run id',
     retentionMs: forever,
   },
+  template: {
+    name: 'orrery.template.v1',
+    schemaFile: 'template.proto',
+    messageType: 'orrery.template.v1.TemplateEvent',
+    key: 'template id',
+    retentionMs: forever,
+  },
   spans: {
     name: 'orrery.spans.v1',
     schemaFile: 'spans.proto',

@@ -41,6 +41,8 @@ export interface RunRow {
   network_egress: Egress;
   network_allow: string[];
   network_deny: string[];
+  /** The template its sandbox was made from, or null: the base. */
+  template_id: string | null;
   version: number;
 }
 
@@ -71,6 +73,7 @@ export const runRowColumns = [
   'network_egress',
   'network_allow',
   'network_deny',
+  'template_id',
   'version',
 ] as const satisfies readonly (keyof RunRow)[];
 
@@ -102,6 +105,7 @@ export function runFromRow(row: RunRow): Run {
     placedBy: actorFromRow(row.placed_by),
     host: row.host_id,
     network: { egress: row.network_egress, allow: row.network_allow, deny: row.network_deny },
+    template: row.template_id,
     placedAt: row.placed_at,
     startedAt: row.started_at,
     endedAt: row.ended_at,
@@ -145,6 +149,7 @@ export function runToRow(run: Run, version: number): Record<(typeof runRowColumn
     network_egress: run.network.egress,
     network_allow: run.network.allow,
     network_deny: run.network.deny,
+    template_id: run.template,
     version,
   };
 }

@@ -32,6 +32,8 @@ export interface SandboxRow {
   network_egress: Egress;
   network_allow: string[];
   network_deny: string[];
+  /** The template it was made from, or null: the base. */
+  template_id: string | null;
   version: number;
 }
 
@@ -61,6 +63,7 @@ export const sandboxRowColumns = [
   'network_egress',
   'network_allow',
   'network_deny',
+  'template_id',
   'version',
 ] as const satisfies readonly (keyof SandboxRow)[];
 
@@ -99,6 +102,7 @@ export function sandboxFromRow(row: SandboxRow): Sandbox {
     hasSecrets: row.has_secrets,
     host: row.host_id,
     network: { egress: row.network_egress, allow: row.network_allow, deny: row.network_deny },
+    template: row.template_id,
     ...(desktop ? { desktop } : {}),
   };
 }
@@ -131,6 +135,7 @@ export function sandboxToRow(sandbox: Sandbox, version: number): SandboxRow {
     network_egress: sandbox.network.egress,
     network_allow: sandbox.network.allow,
     network_deny: sandbox.network.deny,
+    template_id: sandbox.template,
     version,
   };
 }

@@ -337,6 +337,43 @@ describe('the data pages of the dashboard', () => {
     expect((await api.runtime.status(id)).network).toEqual(denied);
     expect(await factOf('Denied').textContent()).toBe('example.com198.51.100.7/32');
   });
+
+  it('lists templates, shows the one a sandbox was made from, and deletes one nothing stands on', async () => {
+    const key = await orgKey(['sandboxes:write'], 'template-bot');
+    const call = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) =>
+      api.call(method, url, { bearer: key, ...(body === undefined ? {} : { body }) });
+    const source = (await call('POST', '/api/sandboxes', { name: 'demo-template-source' })).json().data;
+    const snapshot = await call('POST', `/api/sandboxes/${source.id}/snapshot`, { name: 'demo-app' });
+    expect(snapshot.statusCode, snapshot.body).toBe(201);
+    const template = snapshot.json().data;
+    const made = await call('POST', '/api/sandboxes', { name: 'demo-from-template', template: 'demo-app' });
+    expect(made.statusCode, made.body).toBe(201);
+
+    await page.goto(orgPage(`sandboxes/${made.json().data.id}`));
+    await page.getByRole('heading', { name: 'Sandbox demo-from-template', level: 1 }).waitFor();
+    await factOf('Template').getByText('demo-app').waitFor();
+
+    await page.goto(orgPage('templates'));
+    await page.getByRole('heading', { name: 'Templates', level: 1 }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'demo-app' });
+    expect(await row.getByRole('cell').nth(0).textContent()).toBe('ready');
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe(`snapshot of ${source.id}`);
+    await seen(page, 'templates');
+
+    // In use: the API refuses, naming the sandbox, and the dialog says so.
+    await row.getByRole('button', { name: 'Delete demo-app' }).click();
+    await page.getByRole('button', { name: 'Delete the template' }).click();
+    await page.getByRole('dialog').getByText(made.json().data.id).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await call('DELETE', `/api/sandboxes/${made.json().data.id}`);
+    await row.getByRole('button', { name: 'Delete demo-app' }).click();
+    await page.getByRole('button', { name: 'Delete the template' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await call('GET', `/api/templates/${template.id}`)).statusCode).toBe(404);
+    expect(api.runtime.template(template.id)).toBeUndefined();
+    await call('DELETE', `/api/sandboxes/${source.id}`);
+  });
 });
 
 const text = (key: string, value: string): KeyValue => ({ key, value: { kind: 'string', value } });

@@ -24,6 +24,7 @@ export const commandNames = [
   'stop',
   'result',
   'catalog',
+  'template',
 ] as const;
 export type CommandName = (typeof commandNames)[number];
 
@@ -52,9 +53,19 @@ export interface RunFlags {
   files: string[];
   name: string | undefined;
   network: NetworkFlags | undefined;
+  /** A ready template's name or id: the run's sandbox starts from its files. */
+  template: string | undefined;
   detach: boolean;
   checks: Check[];
 }
+
+/** `orrery template list | create | delete`. */
+export type TemplateAction =
+  | { action: 'list' }
+  | { action: 'create'; name: string; packages: string[]; run: string[]; detach: boolean }
+  | { action: 'delete'; name: string };
+
+export const templateActions = ['list', 'create', 'delete'] as const;
 
 interface Common {
   json: boolean;
@@ -70,6 +81,7 @@ export type Invocation = Common &
     | { command: 'runs'; status: 'active' | 'all'; limit: number | undefined }
     | { command: 'stop'; name: string }
     | { command: 'result'; name: string; path: Path | undefined }
+    | ({ command: 'template' } & TemplateAction)
   );
 
 /** A command to run, or the exit code of what the parser already did (help, version, a mistake). */
@@ -111,6 +123,24 @@ const descriptions: Record<CommandName, { summary: string; json?: string }> = {
   catalog: {
     summary: 'the hardware a run may use, with prices and availability',
     json: 'print the answer of GET /api/catalog',
+  },
+  template: {
+    summary: 'what sandboxes and runs start from: list, create (from a recipe) and delete templates',
+  },
+};
+
+const templateDescriptions: Record<(typeof templateActions)[number], { summary: string; json: string }> = {
+  list: {
+    summary: 'templates, newest first, one a line, name first',
+    json: 'print the answer of GET /api/templates',
+  },
+  create: {
+    summary: 'build a template from Debian packages and commands, and wait until it is built',
+    json: 'print the template as it ended (with --detach: as accepted) as the API sent it',
+  },
+  delete: {
+    summary: 'delete a template nothing stands on',
+    json: 'print the template as deleted, as the API sent it',
   },
 };
 
@@ -186,9 +216,17 @@ interface RunOptions {
   network?: 'open' | 'none';
   allow?: string[];
   deny?: string[];
+  template?: string;
   detach?: boolean;
   check?: Check[];
 }
+
+/** A Debian package name or a command; the API judges them (and answers 422 naming the entry). */
+const parseWord = (what: string) =>
+  checked((text) => {
+    if (text.trim() === '') throw new Error(`write ${what}`);
+    return text;
+  });
 
 function networkFlags(options: RunOptions): NetworkFlags | undefined {
   const { network, allow = [], deny = [] } = options;
@@ -237,6 +275,10 @@ function declare(program: Command, name: CommandName, set: (invocation: Invocati
           collect(parseRule),
         )
         .option('--deny <rule>', 'never reach this CIDR or host name (repeatable)', collect(parseRule))
+        .option(
+          '--template <name>',
+          'start the run’s sandbox from this ready template (`orrery template list`)',
+        )
         .option('--detach', 'print the run’s name once placed, and return')
         .option(
           '--check <expression>',
@@ -266,6 +308,7 @@ function declare(program: Command, name: CommandName, set: (invocation: Invocati
               files: options.file ?? [],
               name: options.name,
               network: networkFlags(options),
+              template: options.template,
               detach: options.detach === true,
               checks: options.check ?? [],
             },
@@ -311,11 +354,69 @@ function declare(program: Command, name: CommandName, set: (invocation: Invocati
           set({ ...common(options, self), command: 'result', name: run, path }),
         );
       return;
+    case 'template':
+      declareTemplate(command, set);
+      return;
     default: {
       const never: never = name;
       throw new Error(`no declaration for ${never}`);
     }
   }
+}
+
+/** `orrery template <action>`: each action its own flags, `--json` and `--api-url` among them. */
+function declareTemplate(parent: Command, set: (invocation: Invocation) => void): void {
+  const action = (name: (typeof templateActions)[number]) => {
+    const { summary, json } = templateDescriptions[name];
+    return parent
+      .command(name)
+      .description(summary)
+      .option('--api-url <url>', 'the API (as before the command)', parseApiUrl)
+      .option('--json', json);
+  };
+  const common = (options: { json?: boolean; apiUrl?: string }, self: Command): Common => ({
+    json: options.json === true,
+    apiUrl:
+      options.apiUrl ??
+      self.parent?.opts<{ apiUrl?: string }>().apiUrl ??
+      self.parent?.parent?.opts<{ apiUrl?: string }>().apiUrl,
+  });
+  action('list').action((options: Common, self: Command) =>
+    set({ ...common(options, self), command: 'template', action: 'list' }),
+  );
+  action('create')
+    .requiredOption('--name <name>', 'its name: lowercase letters, digits and dashes, unique in the org')
+    .option(
+      '--package <name>',
+      'a Debian package to install with apt (repeatable)',
+      collect(parseWord('a Debian package name, such as jq')),
+    )
+    .option(
+      '--run <command>',
+      'a command run as root after the packages, like a RUN line (repeatable, in order)',
+      collect(parseWord('a shell command')),
+    )
+    .option('--detach', 'print the name once accepted, and return while it builds')
+    .action(
+      (
+        options: { name: string; package?: string[]; run?: string[]; detach?: boolean } & Common,
+        self: Command,
+      ) =>
+        set({
+          ...common(options, self),
+          command: 'template',
+          action: 'create',
+          name: options.name,
+          packages: options.package ?? [],
+          run: options.run ?? [],
+          detach: options.detach === true,
+        }),
+    );
+  action('delete')
+    .argument('<name>', 'the template’s name or id')
+    .action((name: string, options: Common, self: Command) =>
+      set({ ...common(options, self), command: 'template', action: 'delete', name }),
+    );
 }
 
 export function parseArguments(argv: readonly string[], io: ParserOutput & { version: string }): Parsed {

@@ -10,6 +10,7 @@ import { result } from './commands/result.ts';
 import { run } from './commands/run.ts';
 import { runs } from './commands/runs.ts';
 import { stop } from './commands/stop.ts';
+import { template } from './commands/template.ts';
 import { whoami } from './commands/whoami.ts';
 import type { Context } from './context.ts';
 import { CredentialStore } from './credentials.ts';
@@ -39,6 +40,7 @@ const commands: { [K in CommandName]: Handler<K> } = {
   stop,
   result,
   catalog,
+  template,
 };
 
 /** Ctrl-C, handled while a handler is given (`run` attached), else the default: the tool ends. */

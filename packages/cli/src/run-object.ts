@@ -19,6 +19,8 @@ export interface RunObject {
   result_refused: string | null;
   /** Absent from an API from before runs had a network. */
   network?: { egress: string; allow: string[]; deny: string[] };
+  /** The template its sandbox started from; absent from an API from before templates. */
+  template?: string | null;
 }
 
 export const activeStatuses = new Set(['placed', 'running']);

@@ -63,6 +63,10 @@ export const routes: RouteObject[] = [
             lazy: async () => ({ Component: (await import('./sandboxes/sandbox.tsx')).SandboxPage }),
           },
           {
+            path: 'templates',
+            lazy: async () => ({ Component: (await import('./sandboxes/templates.tsx')).TemplatesPage }),
+          },
+          {
             path: 'settings',
             element: <SettingsPage />,
             children: [

@@ -156,6 +156,9 @@ function MainNav({ org }: { org: Membership }) {
           <NavLink to={`${base}/sandboxes`}>Sandboxes</NavLink>
         </li>
         <li>
+          <NavLink to={`${base}/templates`}>Templates</NavLink>
+        </li>
+        <li>
           <NavLink to={`${base}/settings`}>Settings</NavLink>
         </li>
       </ul>

@@ -22,6 +22,11 @@ export type FileWritten = DataOf<paths['/api/sandboxes/{id}/files']['put']['resp
 /** `createToken` resolves with it: `{ token, sandbox, abilities, origins, expires_at }`. */
 export type TokenGrant = DataOf<paths['/api/sandboxes/{id}/tokens']['post']['responses'][201]>;
 
+/** A template (`Template.data`): `{ id, name, status, source, parent, host, failure, created_at, updated_at }`. */
+export type TemplateData = DataOf<paths['/api/templates/{id}']['get']['responses'][200]>;
+/** `{ packages, run }`: Debian packages, then commands run as root. */
+export type TemplateRecipe = Json<paths['/api/templates']['post']['requestBody']>['recipe'];
+
 export type CreateBody = Json<paths['/api/sandboxes']['post']['requestBody']>;
 /** `network` of a create or an update: every field optional (`egress` `open`, lists empty by default). */
 export type NetworkOptions = NonNullable<CreateBody['network']>;

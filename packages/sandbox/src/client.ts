@@ -1,6 +1,7 @@
 import { type ApiClient, Connection, type Fetch } from './connection.js';
 import { missingArgument } from './errors.js';
 import { Sandboxes } from './sandboxes.js';
+import { Templates } from './templates.js';
 import { fromToken } from './token-session.js';
 
 // The package's entry (spec 002, "Client constructor options"): an org API key on a server.
@@ -18,6 +19,8 @@ export interface ClientOptions {
 export class Client {
   /** Create, get and list sandboxes. */
   readonly sandboxes: Sandboxes;
+  /** Build, list, get and delete templates (what sandboxes start from). */
+  readonly templates: Templates;
   /** The typed low-level client, for routes the package does not wrap (`client.client.GET('/api/me')`). */
   readonly client: ApiClient;
   readonly baseUrl: string;
@@ -31,6 +34,7 @@ export class Client {
       fetch: options.fetch,
     });
     this.sandboxes = new Sandboxes(connection);
+    this.templates = new Templates(connection);
     this.client = connection.api;
     this.baseUrl = connection.baseUrl;
   }

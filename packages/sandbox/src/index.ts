@@ -9,6 +9,8 @@ export type {
   SandboxData,
   SandboxSize,
   SandboxStatus,
+  TemplateData,
+  TemplateRecipe,
   TokenGrant,
 } from './api-types.js';
 export { Client, type ClientOptions } from './client.js';
@@ -21,4 +23,5 @@ export type { paths as ApiPaths } from './openapi.generated.js';
 export { type CreateTokenOptions, type ExecOptions, Sandbox, type UpdateOptions } from './sandbox.js';
 export { SandboxFiles } from './sandbox-files.js';
 export type { CreateOptions, ListOptions, Sandboxes } from './sandboxes.js';
+export { type CreateTemplateOptions, Template, type Templates, type WaitOptions } from './templates.js';
 export type { FromTokenOptions, TokenSession } from './token-session.js';

@@ -3,6 +3,7 @@ import { bodyOf, type Connection } from './connection.js';
 import { Desktop } from './desktop.js';
 import type { Ability } from './desktop-types.js';
 import { SandboxFiles } from './sandbox-files.js';
+import { Template } from './templates.js';
 
 // One sandbox (spec 002, "`Sandbox`"): its properties come from the latest answer about it; each
 // method that changes it resolves with this same object, updated.
@@ -62,6 +63,10 @@ export class Sandbox {
   get metadata(): Record<string, string> {
     return this.latest.metadata;
   }
+  /** The id of the template it was made from, or null: the base. */
+  get template(): string | null {
+    return this.latest.template;
+  }
   /** What it may reach: `{ egress, allow, deny }`. */
   get network(): NetworkPolicy {
     return this.latest.network;
@@ -115,6 +120,15 @@ export class Sandbox {
   async fork(options: { name?: string } = {}): Promise<Sandbox> {
     const call = this.connection.api.POST('/api/sandboxes/{id}/fork', { ...this.params, body: options });
     return new Sandbox(this.connection, (await bodyOf(call)).data);
+  }
+
+  /**
+   * A template of its files as they are now (a running sandbox, frozen for a moment while they
+   * are copied), ready at once: `sandboxes.create({ template: name })` makes sandboxes from it.
+   */
+  async snapshot(options: { name: string }): Promise<Template> {
+    const call = this.connection.api.POST('/api/sandboxes/{id}/snapshot', { ...this.params, body: options });
+    return new Template(this.connection, (await bodyOf(call)).data);
   }
 
   /** Deletes it and its files; `sandboxes.list({ all: true })` still shows it. */

@@ -22,6 +22,11 @@ export interface CreateOptions {
    * the CIDRs and host names it lists, `deny` takes more away; up to 100 entries a list.
    */
   network?: NetworkOptions;
+  /**
+   * A ready template's id or name: the sandbox starts from its files (and lives on its host).
+   * One still building or failed is refused with `template_not_ready`.
+   */
+  template?: string;
 }
 
 export interface ListOptions {
@@ -51,6 +56,7 @@ export class Sandboxes {
       idle_timeout_seconds: options.idleTimeoutSeconds,
       idempotency_key: options.idempotencyKey,
       network: options.network,
+      template: options.template,
     };
     const answer = await bodyOf(this.connection.api.POST('/api/sandboxes', { body }));
     return new Sandbox(this.connection, answer.data);

@@ -242,6 +242,7 @@ async function caughtUp(target: { pool: PgPool; groupPrefix: string }): Promise<
     'orrery-usage-postgres',
     'orrery-sandbox-postgres',
     'orrery-run-postgres',
+    'orrery-template-postgres',
   ]);
   const projections = allProjections({ pool: target.pool, clickhouse });
   for (const groupId of consumerGroupIds) {

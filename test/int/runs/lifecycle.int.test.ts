@@ -29,6 +29,7 @@ describe('a run', () => {
       ceiling_cents: 1,
       exit_code: null,
       network: { egress: 'open', allow: [], deny: [] },
+      template: null,
     });
     expect(placed.id).toMatch(/^run_[0-9a-f]{24}$/);
     // The answer is what the read model holds: a GET by id or name right after shows it.

@@ -41,6 +41,7 @@ it('finishes a run a dead process left running as failed, billed what was record
         sizeAvailable: true,
         host: api.host.hostId,
         network: { egress: 'open', allow: [], deny: [] },
+        template: null,
       },
       started,
     ],

@@ -97,6 +97,20 @@ describe('refused before anything is placed or charged', () => {
       'network.allow',
     ],
     [
+      'a template that is neither an id nor a name',
+      { command, ceiling_cents: 1, template: 'Not_A_Template' },
+      422,
+      'invalid_request',
+      'template',
+    ],
+    [
+      'a template the org does not have',
+      { command, ceiling_cents: 1, template: 'no-such-template' },
+      404,
+      'not_found',
+      'template',
+    ],
+    [
       'a size this host cannot hold',
       { command, ceiling_cents: 1, size: 'xl' },
       409,

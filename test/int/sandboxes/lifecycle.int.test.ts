@@ -45,6 +45,7 @@ describe('create', () => {
       has_secrets: false,
       desktop: { running: false },
       network: { egress: 'open', allow: [], deny: [] },
+      template: null,
     });
     expect(sandbox.id).toMatch(/^sbx_[0-9a-f]{24}$/);
     expect(sandbox.name).toMatch(/^sb-[0-9a-f]{6}$/);

@@ -4,8 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide, type SandboxCommand } from '../../../domain/sandboxes/decide.ts';
 import { newSandboxId } from '../../../domain/sandboxes/names.ts';
+import type { TemplateCommandBody } from '../../../domain/templates/decide.ts';
+import { newTemplateId } from '../../../domain/templates/names.ts';
 import { publishSandboxEvents } from '../../../producers/sandbox.ts';
+import { recordTemplateCommand, templateCommand } from '../../../producers/template.ts';
 import { SandboxStore } from '../../../stores/sandboxes.ts';
+import { TemplateStore } from '../../../stores/templates.ts';
 import { startTestHost } from '../../harness/sandbox-host.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
@@ -67,6 +71,7 @@ describe('recovery on start', () => {
       idempotencyKey: null,
       host: api.host.hostId,
       network: { egress: 'none', allow: [], deny: [] },
+      template: null,
     });
     expect((await read(createdId)).status).toBe('starting');
 
@@ -115,5 +120,51 @@ describe('recovery on start', () => {
     expect((await read(toStop.id)).status).toBe('stopped');
     await expect.poll(async () => (await read(toResume.id)).status, { timeout: 20_000 }).toBe('running');
     expect((await api.runtime.status(toResume.id)).state).toBe('running');
+  });
+});
+
+describe('templates a host was making when it stopped (issue 48)', () => {
+  const templates = () => new TemplateStore(api.platform.pool);
+  const request = (name: string, body: TemplateCommandBody) =>
+    recordTemplateCommand(
+      { producer: api.platform.producer, readModel: templates(), timeoutMs: 10_000 },
+      templateCommand({ id: newTemplateId(randomBytes), orgId: api.orgId }, body, api.clock.now()),
+      undefined,
+    ).then(({ template }) => {
+      expect(template).toMatchObject({ name, status: 'building' });
+      return template;
+    });
+  const status = async (id: string) => (await api.call('GET', `/api/templates/${id}`)).json().data;
+
+  it('ends one its runtime never finished as failed, saying so; one its runtime finished as ready', async () => {
+    // A build recorded, never run: the process died before it began.
+    const cut = await request('cut-short', {
+      type: 'CreateFromRecipe',
+      name: 'cut-short',
+      nameTaken: false,
+      recipe: { packages: [], run: ['true'] },
+      host: api.host.hostId,
+    });
+    // A snapshot recorded and made by the runtime, its end never recorded.
+    const source = (await api.call('POST', '/api/sandboxes', { body: {} })).json().data;
+    await api.call('POST', `/api/sandboxes/${source.id}/exec`, { body: { command: 'echo kept > /kept' } });
+    const made = await request('made', {
+      type: 'SnapshotSandbox',
+      name: 'made',
+      nameTaken: false,
+      sandbox: (await store().byId(source.id))?.sandbox,
+    });
+    await api.runtime.snapshot(source.id, made.id);
+
+    await restartedHost();
+    await expect.poll(async () => (await status(cut.id)).status, { timeout: 20_000 }).toBe('failed');
+    expect((await status(cut.id)).failure).toMatch(/stopped while the template was being made/);
+    await expect.poll(async () => (await status(made.id)).status, { timeout: 20_000 }).toBe('ready');
+    const copy = await api.call('POST', '/api/sandboxes', { body: { template: 'made' } });
+    expect(copy.statusCode, copy.body).toBe(201);
+    const read = await api.call('POST', `/api/sandboxes/${copy.json().data.id}/exec`, {
+      body: { command: 'cat /kept' },
+    });
+    expect(read.json().data.stdout).toBe('kept\n');
   });
 });

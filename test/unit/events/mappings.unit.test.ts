@@ -221,6 +221,7 @@ describe('event mappings round-trip through protobuf', () => {
         allow: ['203.0.113.0/24', '2001:db8::/32', 'docs.example.com'],
         deny: ['198.51.100.7/32', 'example.org'],
       },
+      template: 'tpl_0a1b2c3d4e5f6a7b8c9d0e1f',
     },
     {
       ...sandbox,
@@ -234,6 +235,7 @@ describe('event mappings round-trip through protobuf', () => {
       hasSecrets: true,
       host: 'local',
       network: { egress: 'none', allow: [], deny: [] },
+      template: null,
     },
     { ...sandbox, type: 'SandboxStarted' },
     { ...sandbox, type: 'SandboxStopped', reason: 'requested' },
@@ -277,6 +279,7 @@ describe('event mappings round-trip through protobuf', () => {
     hasSecrets: false,
     host: 'host_new',
     network: { egress: 'open', allow: [], deny: [] },
+    template: null,
   };
 
   it('reads a SandboxCreated from before hosts (no host field) as held by the legacy host', () => {

@@ -32,6 +32,7 @@ describe('run events round-trip through protobuf', () => {
       placedBy: { kind: 'key', keyId: 'key_1', personId: 'per_1' },
       host: 'host_0a1b2c3d4e5f',
       network: { egress: 'open', allow: ['pypi.org', '151.101.0.0/16'], deny: ['198.51.100.7/32'] },
+      template: 'tpl_0a1b2c3d4e5f6a7b8c9d0e1f',
     },
     {
       ...run,
@@ -45,6 +46,7 @@ describe('run events round-trip through protobuf', () => {
       placedBy: { kind: 'key', keyId: 'key_1', personId: null },
       host: 'local',
       network: { egress: 'none', allow: [], deny: [] },
+      template: null,
     },
     { ...run, type: 'RunStarted' },
     { ...run, type: 'RunOutputAppended', stream: 'stderr', seq: 12, text: 'é\n' },
@@ -72,6 +74,7 @@ describe('run events round-trip through protobuf', () => {
     placedBy: { kind: 'key', keyId: 'key_1', personId: null },
     host: 'host_a',
     network: { egress: 'open', allow: [], deny: [] },
+    template: null,
   };
 
   it('reads a RunPlaced from before sandboxes had a network (no network field) as egress none, not open', () => {

@@ -38,6 +38,7 @@ const placeBody = (
   sizeAvailable: true,
   host: 'host_a',
   network: { egress: 'open', allow: [], deny: [] },
+  template: null,
   ...overrides,
 });
 

@@ -471,3 +471,25 @@ describe('requireRunning', () => {
     expect(() => requireRunning(sandboxIn(status))).toThrowError(message);
   });
 });
+
+describe('template (issue 48)', () => {
+  it('records the template a create names; the sandbox stands on it, and one made without stands on none', () => {
+    const [event] = decide(
+      { ...meta(), ...createCommand({ template: 'tpl_tools' }) } as SandboxCommand,
+      undefined,
+    );
+    expect(event).toMatchObject({ type: 'SandboxCreated', template: 'tpl_tools' });
+    expect(sandboxIn('running', { template: 'tpl_tools' })?.template).toBe('tpl_tools');
+    expect(sandboxIn('running')?.template).toBeNull();
+  });
+
+  it("gives a fork's copy its source's template: its files stand on the same layers", () => {
+    const source = sandboxIn('running', { template: 'tpl_tools' });
+    const [copy] = decide(
+      { ...meta(), type: 'ForkSandbox', copyId: 'sbx_copy', name: 'copy', nameTaken: false },
+      source,
+    );
+    expect(copy).toMatchObject({ type: 'SandboxCreated', sandboxId: 'sbx_copy', template: 'tpl_tools' });
+    expect(evolve(undefined, copy!)?.template).toBe('tpl_tools');
+  });
+});

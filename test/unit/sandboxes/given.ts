@@ -30,6 +30,7 @@ export const createCommand = (
   idempotencyKey: null,
   host: 'host_a',
   network: defaultNetwork,
+  template: null,
   ...overrides,
 });
 

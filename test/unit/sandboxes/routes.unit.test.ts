@@ -15,6 +15,7 @@ const clientMethods = [
   'Sandbox.resume',
   'Sandbox.restart',
   'Sandbox.fork',
+  'Sandbox.snapshot',
   'Sandbox.destroy',
   'Sandbox.refresh',
   'Desktop.status',

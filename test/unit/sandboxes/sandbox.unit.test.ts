@@ -33,6 +33,7 @@ describe('evolve', () => {
       hasSecrets: false,
       host: 'host_b',
       network: { egress: 'none', allow: [], deny: [] },
+      template: null,
     });
     expect(again).toBe(state);
   });
@@ -75,6 +76,7 @@ describe('a sandbox created before sandboxes had a network', () => {
       hasSecrets: false,
       host: 'local',
       network: { egress: 'open', allow: [], deny: [] },
+      template: null,
     };
     const wire = sandboxEventToWire(created) as { sandboxCreated: Record<string, unknown> };
     delete wire.sandboxCreated.network;

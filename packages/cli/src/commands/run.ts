@@ -72,6 +72,7 @@ async function place(api: ApiClient, flags: RunFlags, env: Context['env']) {
     env: environment(flags.env, env),
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.network === undefined ? {} : { network: networkBody(flags.network) }),
+    ...(flags.template === undefined ? {} : { template: flags.template }),
   };
   const answer = await api.post('/api/runs', { json: body });
   return { answer, run: runOf(answer.body, 'POST /api/runs') };
@@ -117,7 +118,7 @@ export async function run(context: Context, invocation: Extract<Invocation, { co
     }
     output.say(
       palette.muted(
-        `${placed.run.name} (${placed.run.id}) placed on ${placed.run.size}${networkNote(placed.run)}, ceiling ${centsText(placed.run.ceiling_cents)}; Ctrl-C detaches.`,
+        `${placed.run.name} (${placed.run.id}) placed on ${placed.run.size}${templateNote(placed.run)}${networkNote(placed.run)}, ceiling ${centsText(placed.run.ceiling_cents)}; Ctrl-C detaches.`,
       ),
     );
     followed = interrupt.signal.aborted
@@ -156,6 +157,11 @@ export async function run(context: Context, invocation: Extract<Invocation, { co
   for (const check of checks ?? []) output.say(checkLine(check, palette));
   output.say(describeEnd(ended, palette));
   return exitCodeOf(ended);
+}
+
+/** What the placing line says of the template its sandbox starts from. */
+function templateNote(run: RunObject): string {
+  return run.template ? ` from template ${run.template}` : '';
 }
 
 /** What the placing line says of a network that is not the open default. */

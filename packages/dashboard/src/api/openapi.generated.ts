@@ -73,6 +73,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -150,7 +152,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -910,7 +912,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1180,7 +1182,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1442,7 +1444,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2185,7 +2187,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2580,7 +2582,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2844,7 +2846,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4595,7 +4597,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4991,7 +4993,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5255,7 +5257,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5531,7 +5533,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5785,7 +5787,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6047,7 +6049,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6307,7 +6309,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6561,7 +6563,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6831,7 +6833,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7087,7 +7089,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7352,7 +7354,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7759,6 +7761,8 @@ export interface paths {
                                     /** @description the person: at the dashboard, or who made the key */
                                     person_id: string | null;
                                 } | null;
+                                /** @description the template its sandbox was made from, or null: the base */
+                                template: string | null;
                             }[];
                         };
                     };
@@ -7928,6 +7932,7 @@ export interface paths {
                          * @enum {string}
                          */
                         size?: "small" | "standard" | "large" | "xl";
+                        template?: string;
                     };
                 };
             };
@@ -8003,6 +8008,8 @@ export interface paths {
                                     /** @description the person: at the dashboard, or who made the key */
                                     person_id: string | null;
                                 } | null;
+                                /** @description the template its sandbox was made from, or null: the base */
+                                template: string | null;
                             };
                         };
                     };
@@ -8079,7 +8086,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8268,6 +8275,8 @@ export interface paths {
                                     /** @description the person: at the dashboard, or who made the key */
                                     person_id: string | null;
                                 } | null;
+                                /** @description the template its sandbox was made from, or null: the base */
+                                template: string | null;
                             };
                         };
                     };
@@ -8719,7 +8728,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8912,6 +8921,8 @@ export interface paths {
                                     /** @description the person: at the dashboard, or who made the key */
                                     person_id: string | null;
                                 } | null;
+                                /** @description the template its sandbox was made from, or null: the base */
+                                template: string | null;
                             };
                         };
                     };
@@ -9139,6 +9150,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             }[];
                         };
@@ -9306,6 +9319,7 @@ export interface paths {
                          * @enum {string}
                          */
                         size?: "small" | "standard" | "large" | "xl";
+                        template?: string;
                     };
                 };
             };
@@ -9359,6 +9373,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -9418,7 +9434,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9585,6 +9601,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -9800,6 +9818,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -9877,7 +9897,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10069,6 +10089,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -10146,7 +10168,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10567,7 +10589,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10792,7 +10814,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -10990,7 +11012,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11284,7 +11306,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11504,7 +11526,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11726,7 +11748,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -11945,7 +11967,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12138,7 +12160,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12314,6 +12336,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -12391,7 +12415,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12578,6 +12602,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -12655,7 +12681,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -12842,6 +12868,8 @@ export interface paths {
                                 size: "small" | "standard" | "large" | "xl";
                                 /** @enum {string} */
                                 status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
                                 updated_at: string;
                             };
                         };
@@ -12919,7 +12947,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -13137,7 +13165,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -13255,7 +13283,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/sandboxes/{id}/stop": {
+    "/api/sandboxes/{id}/snapshot": {
         parameters: {
             query?: never;
             header?: never;
@@ -13264,7 +13292,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop: files and processes are kept */
+        /** A template of the sandbox's files as they are now; answers it ready */
         post: {
             parameters: {
                 query?: never;
@@ -13275,10 +13303,16 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
-                200: {
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13286,46 +13320,34 @@ export interface paths {
                         "application/json": {
                             data: {
                                 created_at: string;
-                                desktop: {
-                                    /** @enum {boolean} */
-                                    running: false;
-                                } | {
-                                    browser: string;
-                                    devtools: string;
-                                    display: string;
-                                    /** @enum {boolean} */
-                                    running: true;
-                                    /** @description WIDTHxHEIGHT */
-                                    size: string;
-                                    vnc_port: number;
-                                };
-                                forked_from: string | null;
-                                has_secrets: boolean;
-                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                /** @description why its build failed: the end of its build log */
+                                failure: string | null;
+                                /** @description the sandbox host that keeps its files: sandboxes made from it live there */
                                 host: string;
+                                /** @description `tpl_` and 24 hex digits */
                                 id: string;
-                                idle_timeout_seconds: number;
-                                last_used_at: string;
-                                metadata: {
-                                    [key: string]: string;
-                                };
                                 name: string;
-                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
-                                network: {
-                                    /** @description when not empty, only these CIDRs and host names are reachable */
-                                    allow: string[];
-                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
-                                    deny: string[];
-                                    /**
-                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
-                                     * @enum {string}
-                                     */
-                                    egress: "open" | "none";
+                                /** @description the template it stands on (a snapshot of a sandbox made from one) */
+                                parent: string | null;
+                                /** @description what it was made from */
+                                source: {
+                                    /** @enum {string} */
+                                    kind: "recipe";
+                                    /** @description Debian packages, installed with apt */
+                                    packages: string[];
+                                    /** @description commands run in turn as root after the packages */
+                                    run: string[];
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "snapshot";
+                                    /** @description the sandbox whose files it took */
+                                    sandbox: string;
                                 };
-                                /** @enum {string} */
-                                size: "small" | "standard" | "large" | "xl";
-                                /** @enum {string} */
-                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /**
+                                 * @description `building`, then `ready` (sandboxes can be made from it) or `failed` (see `failure`)
+                                 * @enum {string}
+                                 */
+                                status: "building" | "ready" | "failed" | "deleted";
                                 updated_at: string;
                             };
                         };
@@ -13403,7 +13425,273 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The JSON body is over 1 MiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sandboxes/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop: files and processes are kept */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a sandbox id (`sbx_…`) or its name */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                created_at: string;
+                                desktop: {
+                                    /** @enum {boolean} */
+                                    running: false;
+                                } | {
+                                    browser: string;
+                                    devtools: string;
+                                    display: string;
+                                    /** @enum {boolean} */
+                                    running: true;
+                                    /** @description WIDTHxHEIGHT */
+                                    size: string;
+                                    vnc_port: number;
+                                };
+                                forked_from: string | null;
+                                has_secrets: boolean;
+                                /** @description the sandbox host that holds it (a fork is on its source's) */
+                                host: string;
+                                id: string;
+                                idle_timeout_seconds: number;
+                                last_used_at: string;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                name: string;
+                                /** @description what the sandbox may reach; host names are resolved when the policy is applied */
+                                network: {
+                                    /** @description when not empty, only these CIDRs and host names are reachable */
+                                    allow: string[];
+                                    /** @description CIDRs and host names never reachable, besides the ranges no sandbox reaches */
+                                    deny: string[];
+                                    /**
+                                     * @description `open`: the internet, less what is never reachable; `none`: loopback only
+                                     * @enum {string}
+                                     */
+                                    egress: "open" | "none";
+                                };
+                                /** @enum {string} */
+                                size: "small" | "standard" | "large" | "xl";
+                                /** @enum {string} */
+                                status: "starting" | "running" | "stopped" | "lost" | "deleted";
+                                /** @description the template it was made from (a fork's, its source's), or null: the base */
+                                template: string | null;
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -13641,7 +13929,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available. */
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -13752,6 +14040,843 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Templates, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                created_at: string;
+                                /** @description why its build failed: the end of its build log */
+                                failure: string | null;
+                                /** @description the sandbox host that keeps its files: sandboxes made from it live there */
+                                host: string;
+                                /** @description `tpl_` and 24 hex digits */
+                                id: string;
+                                name: string;
+                                /** @description the template it stands on (a snapshot of a sandbox made from one) */
+                                parent: string | null;
+                                /** @description what it was made from */
+                                source: {
+                                    /** @enum {string} */
+                                    kind: "recipe";
+                                    /** @description Debian packages, installed with apt */
+                                    packages: string[];
+                                    /** @description commands run in turn as root after the packages */
+                                    run: string[];
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "snapshot";
+                                    /** @description the sandbox whose files it took */
+                                    sandbox: string;
+                                };
+                                /**
+                                 * @description `building`, then `ready` (sandboxes can be made from it) or `failed` (see `failure`)
+                                 * @enum {string}
+                                 */
+                                status: "building" | "ready" | "failed" | "deleted";
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Build a template from a recipe, in the background; answers it `building` */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        recipe: {
+                            packages?: string[];
+                            /** @default [] */
+                            run?: string[];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                created_at: string;
+                                /** @description why its build failed: the end of its build log */
+                                failure: string | null;
+                                /** @description the sandbox host that keeps its files: sandboxes made from it live there */
+                                host: string;
+                                /** @description `tpl_` and 24 hex digits */
+                                id: string;
+                                name: string;
+                                /** @description the template it stands on (a snapshot of a sandbox made from one) */
+                                parent: string | null;
+                                /** @description what it was made from */
+                                source: {
+                                    /** @enum {string} */
+                                    kind: "recipe";
+                                    /** @description Debian packages, installed with apt */
+                                    packages: string[];
+                                    /** @description commands run in turn as root after the packages */
+                                    run: string[];
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "snapshot";
+                                    /** @description the sandbox whose files it took */
+                                    sandbox: string;
+                                };
+                                /**
+                                 * @description `building`, then `ready` (sandboxes can be made from it) or `failed` (see `failure`)
+                                 * @enum {string}
+                                 */
+                                status: "building" | "ready" | "failed" | "deleted";
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The JSON body is over 1 MiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is not application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One template, by id or name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a template id (`tpl_…`) or its name */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                created_at: string;
+                                /** @description why its build failed: the end of its build log */
+                                failure: string | null;
+                                /** @description the sandbox host that keeps its files: sandboxes made from it live there */
+                                host: string;
+                                /** @description `tpl_` and 24 hex digits */
+                                id: string;
+                                name: string;
+                                /** @description the template it stands on (a snapshot of a sandbox made from one) */
+                                parent: string | null;
+                                /** @description what it was made from */
+                                source: {
+                                    /** @enum {string} */
+                                    kind: "recipe";
+                                    /** @description Debian packages, installed with apt */
+                                    packages: string[];
+                                    /** @description commands run in turn as root after the packages */
+                                    run: string[];
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "snapshot";
+                                    /** @description the sandbox whose files it took */
+                                    sandbox: string;
+                                };
+                                /**
+                                 * @description `building`, then `ready` (sandboxes can be made from it) or `failed` (see `failure`)
+                                 * @enum {string}
+                                 */
+                                status: "building" | "ready" | "failed" | "deleted";
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a template nothing stands on, and its files */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description a template id (`tpl_…`) or its name */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                created_at: string;
+                                /** @description why its build failed: the end of its build log */
+                                failure: string | null;
+                                /** @description the sandbox host that keeps its files: sandboxes made from it live there */
+                                host: string;
+                                /** @description `tpl_` and 24 hex digits */
+                                id: string;
+                                name: string;
+                                /** @description the template it stands on (a snapshot of a sandbox made from one) */
+                                parent: string | null;
+                                /** @description what it was made from */
+                                source: {
+                                    /** @enum {string} */
+                                    kind: "recipe";
+                                    /** @description Debian packages, installed with apt */
+                                    packages: string[];
+                                    /** @description commands run in turn as root after the packages */
+                                    run: string[];
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "snapshot";
+                                    /** @description the sandbox whose files it took */
+                                    sandbox: string;
+                                };
+                                /**
+                                 * @description `building`, then `ready` (sandboxes can be made from it) or `failed` (see `failure`)
+                                 * @enum {string}
+                                 */
+                                status: "building" | "ready" | "failed" | "deleted";
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not in a state for this: stopped, no desktop, holding secrets, or at its process limit; an email already taken; a login already decided; a run not finished, or a size not available; a template not ready, or one something stands on. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

@@ -67,6 +67,8 @@ export type LatencyRow = Json<paths['/api/analytics/latency']['get']['responses'
 export type ErrorsRow = Json<paths['/api/analytics/errors']['get']['responses'][200]>['data'][number];
 
 export type Sandbox = DataOf<paths['/api/sandboxes/{id}']['get']['responses'][200]>;
+export type Template = DataOf<paths['/api/templates/{id}']['get']['responses'][200]>;
+export type TemplateSource = Template['source'];
 export type NetworkPolicy = Sandbox['network'];
 export type Egress = NetworkPolicy['egress'];
 export type Ability = NonNullable<

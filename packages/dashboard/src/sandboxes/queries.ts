@@ -27,3 +27,30 @@ export function useSandbox(orgId: string, id: string) {
     refetchInterval: 5_000,
   });
 }
+
+export const templatesKey = (orgId: string) => ['orgs', orgId, 'templates'];
+
+/** The org's templates, read again every few seconds while one builds (a build takes seconds to minutes). */
+export function useTemplates(orgId: string) {
+  return useQuery({
+    queryKey: templatesKey(orgId),
+    queryFn: async () => (await dataOf(api.GET('/api/templates', inOrgHeader(orgId)))).data,
+    refetchInterval: (query) =>
+      query.state.data?.some((template) => template.status === 'building') ? 2_000 : false,
+  });
+}
+
+/** One template (a sandbox's page names the one it was made from). */
+export function useTemplate(orgId: string, id: string | null) {
+  return useQuery({
+    queryKey: [...templatesKey(orgId), id],
+    enabled: id !== null,
+    queryFn: async () =>
+      (
+        await dataOf(
+          api.GET('/api/templates/{id}', { params: { path: { id: id ?? '' } }, ...inOrgHeader(orgId) }),
+        )
+      ).data,
+    retry: false,
+  });
+}

@@ -4,7 +4,7 @@ import { Facts, Loaded, Page, When } from '../components.tsx';
 import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
 import { NetworkForm, networkFacts } from './network.tsx';
-import { useSandbox } from './queries.ts';
+import { useSandbox, useTemplate } from './queries.ts';
 import { MetadataList } from './sandboxes.tsx';
 import { LiveScreen } from './screen.tsx';
 
@@ -43,6 +43,18 @@ export function SandboxPage() {
   );
 }
 
+/** The template it was made from, by name once read (a deleted one by its id), or the base. */
+function TemplateFact({ sandbox }: { sandbox: Sandbox }) {
+  const org = useOrg();
+  const template = useTemplate(org.id, sandbox.template);
+  if (sandbox.template === null) return <span className="muted">none: the base</span>;
+  return (
+    <Link to={orgPath(org.id, '/templates')}>
+      {template.data ? template.data.name : <code>{sandbox.template}</code>}
+    </Link>
+  );
+}
+
 function About({ sandbox }: { sandbox: Sandbox }) {
   const desktop = sandbox.desktop;
   return (
@@ -59,6 +71,7 @@ function About({ sandbox }: { sandbox: Sandbox }) {
         ['Size', sandbox.size],
         ['Desktop', desktop.running ? `running, ${desktop.size}, ${desktop.browser}` : 'not running'],
         ['Metadata', <MetadataList key="metadata" metadata={sandbox.metadata} />],
+        ['Template', <TemplateFact key="template" sandbox={sandbox} />],
         ...networkFacts(sandbox.network),
         ['Idle timeout', `${sandbox.idle_timeout_seconds} s`],
         ['Last used', <When key="used" iso={sandbox.last_used_at} />],
