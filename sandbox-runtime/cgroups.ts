@@ -11,10 +11,17 @@ import { type LimitController, type Limits, limitControllers, limitSettings } fr
 // Each sandbox gets `<group>/<id>` under the runtime's own cgroup in every hierarchy (so the
 // sandboxes stay inside whatever limits the runtime itself runs under), and each exec a child
 // `<id>/exec-<n>` in the unified hierarchy, so a timeout kills exactly that command's tree.
+// On hybrid hosts it also joins the `cpuacct` and `cpuset` hierarchies, without limits: lxcfs
+// (proc-views.ts) reads its cpu times there, and looks its CPU quota up at its cpuset's path.
+
+/** v1 hierarchies joined for lxcfs's views only, where the host mounts them apart from `cpu`. */
+export const viewControllers = ['cpuacct', 'cpuset'] as const;
+const v1Controllers = [...limitControllers, ...viewControllers] as const;
+type V1Controller = (typeof v1Controllers)[number];
 
 export const cgroupSet = z.object({
   unified: z.string().optional(),
-  v1: z.partialRecord(z.enum(limitControllers), z.string()),
+  v1: z.partialRecord(z.enum(v1Controllers), z.string()),
   /** Controllers to be limited through the unified hierarchy (pure v2 hosts). */
   v2Controllers: z.array(z.enum(limitControllers)),
 });
@@ -30,7 +37,7 @@ export type LimitReport = z.infer<typeof limitReport>;
 
 interface HostCgroups {
   unified?: string;
-  v1: Partial<Record<LimitController, string>>;
+  v1: Partial<Record<V1Controller, string>>;
   v2Controllers: LimitController[];
 }
 
@@ -53,9 +60,10 @@ export function discoverCgroups(): HostCgroups {
     }
     if (fsType === 'cgroup') {
       const options = superOptions.split(',');
-      for (const controller of limitControllers.filter((name) => options.includes(name))) {
+      for (const controller of v1Controllers.filter((name) => options.includes(name))) {
         const path = ownPath((names) => names.includes(controller));
-        if (path !== undefined) host.v1[controller] ??= join(mountPoint, path);
+        const joined = Object.values(host.v1).includes(join(mountPoint, path ?? ''));
+        if (path !== undefined && !joined) host.v1[controller] ??= join(mountPoint, path);
       }
     }
   }
@@ -70,9 +78,9 @@ export function discoverCgroups(): HostCgroups {
 
 /** The directories of one sandbox; `group` keeps runtimes with different state folders apart. */
 export function planCgroups(host: HostCgroups, group: string, id: string): CgroupSet {
-  const v1: Partial<Record<LimitController, string>> = {};
+  const v1: Partial<Record<V1Controller, string>> = {};
   for (const [controller, root] of Object.entries(host.v1))
-    v1[controller as LimitController] = join(root, group, id);
+    v1[controller as V1Controller] = join(root, group, id);
   return {
     ...(host.unified === undefined ? {} : { unified: join(host.unified, group, id) }),
     v1,
@@ -87,6 +95,7 @@ export function createCgroups(set: CgroupSet, limits: Limits): LimitReport {
     mkdirSync(set.unified, { recursive: true });
   }
   for (const dir of Object.values(set.v1)) mkdirSync(dir, { recursive: true });
+  if (set.v1.cpuset !== undefined) inheritCpuset(set.v1.cpuset);
   const report = {} as LimitReport;
   for (const controller of limitControllers) report[controller] = applyLimit(set, limits, controller);
   return report;
@@ -112,6 +121,16 @@ function applyLimit(
     return { applied: true, version, dir };
   } catch (error) {
     return { applied: false, reason: `writing the ${controller} limit failed: ${(error as Error).message}` };
+  }
+}
+
+/** A new v1 cpuset has no cpus and no memory nodes, so nothing could join it: its parent's. */
+function inheritCpuset(dir: string): void {
+  for (const level of [join(dir, '..'), dir]) {
+    for (const file of ['cpuset.cpus', 'cpuset.mems']) {
+      if (readLines(join(level, file))[0] === '')
+        writeFileSync(join(level, file), readLines(join(level, '..', file))[0] ?? '');
+    }
   }
 }
 

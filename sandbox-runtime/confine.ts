@@ -65,9 +65,11 @@ export const confinementFiles = {
   filter: 'seccomp.bpf',
   loader: 'confine',
   profile: 'profile.json',
+  /** Not the confinement's: the host's helper for a sandbox's own id range (user-namespace.ts), built alike. */
+  idmapMount: 'idmap-mount',
 } as const;
 
-const sources = { compiler: 'compile-profile.py', loader: 'confine.c' } as const;
+const sources = { compiler: 'compile-profile.py', loader: 'confine.c', idmapMount: 'idmap-mount.c' } as const;
 const sourceDir = join(import.meta.dirname, 'confine');
 const marker = '.orrery-confinement.json';
 
@@ -119,6 +121,12 @@ export async function ensureConfinement(cacheDir: string, log: (line: string) =>
         join(sourceDir, sources.loader),
         '-lcap',
       ],
+      log,
+    );
+    const idmapMount = join(building, confinementFiles.idmapMount);
+    await runHost(
+      hostProgram('gcc'),
+      ['-static', '-s', '-O2', '-o', idmapMount, join(sourceDir, sources.idmapMount)],
       log,
     );
     writeFileSync(

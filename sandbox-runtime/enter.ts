@@ -8,7 +8,7 @@ import type { SandboxRecord } from './state.ts';
 
 // Running a program inside a running sandbox, as exec and files do: the process joins the
 // sandbox's cgroups, then nsenter moves it into every namespace of the sandbox's init, chroots
-// to the init's root and becomes root inside (uid 1000000 outside). It sees only the sandbox:
+// to the init's root and becomes root inside (the first uid of its range outside). It sees only the sandbox:
 // its files, its processes, its loopback. The program is the sandbox's own (`/bin/sh` from its
 // filesystem), and nothing of the caller's environment reaches the host programs on the way.
 // Between nsenter and the program, the sandbox's `confine` gives it the capabilities and the

@@ -27,6 +27,8 @@ export const hostPackages: readonly DebianPackage[] = [
   { pkg: 'slirp4netns', present: () => onHostPath('slirp4netns') },
   { pkg: 'nftables', present: () => onHostPath('nft') },
   { pkg: 'iproute2', present: () => onHostPath('ip') },
+  // What a sandbox reads in /proc: its own memory, cpus, load and uptime (proc-views.ts).
+  { pkg: 'lxcfs', present: () => onHostPath('lxcfs') },
 ];
 
 function onHostPath(name: string): boolean {
@@ -58,6 +60,12 @@ export function processStartTime(pid: number): string | undefined {
 export function processLives(pid: number, startTime: string): boolean {
   const fields = statFields(pid);
   return fields !== undefined && fields[19] === startTime && fields[0] !== 'Z' && fields[0] !== 'X';
+}
+
+/** The process's parent, from /proc (undefined once it is gone). */
+export function parentPid(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields === undefined ? undefined : Number(fields[1]);
 }
 
 /** /proc/<pid>/stat from field 3 (the state) on. */

@@ -2,11 +2,15 @@ import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import type { NetworkPolicy } from '../domain/sandboxes/network.ts';
 import { poll } from '../platform/poll.ts';
 import { killCgroup, type LimitReport, removeCgroups, removeChildCgroups } from './cgroups.ts';
+import { type DiskIoLimit, limitDiskIo, releaseDiskIo } from './disk-io.ts';
 import { isFrozen, setFrozen } from './freeze.ts';
+import { sizeLimits } from './limits.ts';
 import { type EgressSettings, egressAlive, startEgress, stopEgress } from './network.ts';
+import type { ProcViews } from './proc-views.ts';
 import { initAlive, killInit, startInit } from './process-tree.ts';
 import { type DiskLimit, type FilesystemMode, type Layout, removeFilesystem } from './sandbox-fs.ts';
 import { type SandboxRecord, writeRecord } from './state.ts';
+import type { IdRange } from './user-namespace.ts';
 
 // The steps of a sandbox's life that touch both its processes and its record, used by the
 // runtime's commands (runtime.ts) and by recover(). Each takes the record as read from disk and
@@ -24,7 +28,11 @@ export interface SandboxStatus {
   filesystem: FilesystemMode;
   freezer: SandboxRecord['freezer'];
   /** Per cgroup controller, and for the disk: where the limit was applied, or why it was not. */
-  limits: LimitReport & { disk: DiskLimit };
+  limits: LimitReport & { disk: DiskLimit; diskIo: DiskIoLimit };
+  /** Whether its /proc shows those limits (lxcfs, proc-views.ts), or why it shows the host's. */
+  procViews: ProcViews;
+  /** Its own range of host ids (user-namespace.ts), or why it shares the one range. */
+  idRange: IdRange;
   network: NetworkPolicy;
 }
 
@@ -32,10 +40,14 @@ export type RecoveryOutcome = 'kept' | 'restarted' | 'destroyed';
 
 export type Log = (line: string) => void;
 
-/** What the steps take from the runtime beyond a sandbox's record: its log, and how sandboxes reach out. */
+/**
+ * What the steps take from the runtime beyond a sandbox's record: its log, how sandboxes reach
+ * out, and the /proc views a new init binds (proc-views.ts).
+ */
 export interface Steps {
   log: Log;
   egress: EgressSettings;
+  procViews: () => Promise<ProcViews>;
 }
 
 export function statusOf(record: SandboxRecord): SandboxStatus {
@@ -48,7 +60,9 @@ export function statusOf(record: SandboxRecord): SandboxStatus {
     initPid: alive ? (record.init?.pid ?? null) : null,
     filesystem: record.filesystem,
     freezer: record.freezer,
-    limits: { ...record.limits, disk: record.disk },
+    limits: { ...record.limits, disk: record.disk, diskIo: record.diskIo },
+    procViews: record.procViews,
+    idRange: record.idRange,
     network: record.network,
   };
 }
@@ -85,9 +99,14 @@ export async function startProcesses(
   await endProcesses(record);
   if (record.cgroups.unified !== undefined) removeChildCgroups(record.cgroups.unified);
   if (record.freezer === 'cgroup') await setFrozen(record, false);
-  const init = saved(layout, { ...record, init: await startInit(record, layout), egress: null });
+  const viewed = { ...record, procViews: await steps.procViews() };
+  const init = saved(layout, { ...viewed, init: await startInit(viewed, layout), egress: null });
   // Its way out before it may freeze: slirp joins the sandbox's cgroups as it starts.
-  const started = saved(layout, { ...init, egress: await startEgress(init, init.network, steps.egress) });
+  const started = saved(layout, {
+    ...init,
+    diskIo: limitDiskIo(layout, init.disk.applied, sizeLimits[init.size].diskMBps),
+    egress: await startEgress(init, init.network, steps.egress),
+  });
   if (started.desired === 'stopped') await setFrozen(started, true);
   steps.log(`sandbox ${record.id}: init is pid ${started.init?.pid}`);
   return started;
@@ -119,6 +138,7 @@ export async function whilePaused<T>(record: SandboxRecord, task: () => Promise<
  */
 async function endProcesses(record: SandboxRecord): Promise<void> {
   stopEgress(record.egress); // in the sandbox's cgroups too, but a v1-only host has no cgroup.kill
+  releaseDiskIo(record.diskIo);
   const killed = record.cgroups.unified !== undefined && (await killCgroup(record.cgroups.unified));
   if (killed) return;
   killInit(record);

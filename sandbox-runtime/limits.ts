@@ -10,17 +10,21 @@ import { type SizeResources, sizeResources } from '../domain/sandboxes/sizes.ts'
 // builds, the browser's profile and cache. 8 GiB for the smallest size, doubling with memory. The
 // layer is a sparse image of that size (sandbox-fs.ts): it takes on the host's disk only what
 // the sandbox writes, so the quota bounds a sandbox, not the sum over a host's sandboxes.
+// diskMBps bounds how fast it reads and writes that layer (disk-io.ts): a sandbox writing without
+// end would otherwise take the host's whole disk bandwidth, and the stack's fsyncs wait behind it.
 
 export interface Limits extends SizeResources {
   pids: number;
   diskMiB: number;
+  /** MB/s (10^6 bytes) read and written on its layer, each way. */
+  diskMBps: number;
 }
 
 export const sizeLimits = {
-  small: { ...sizeResources.small, pids: 1024, diskMiB: 8192 },
-  standard: { ...sizeResources.standard, pids: 2048, diskMiB: 16384 },
-  large: { ...sizeResources.large, pids: 4096, diskMiB: 32768 },
-  xl: { ...sizeResources.xl, pids: 8192, diskMiB: 65536 },
+  small: { ...sizeResources.small, pids: 1024, diskMiB: 8192, diskMBps: 50 },
+  standard: { ...sizeResources.standard, pids: 2048, diskMiB: 16384, diskMBps: 100 },
+  large: { ...sizeResources.large, pids: 4096, diskMiB: 32768, diskMBps: 150 },
+  xl: { ...sizeResources.xl, pids: 8192, diskMiB: 65536, diskMBps: 200 },
 } as const satisfies Record<SandboxSize, Limits>;
 
 export const limitControllers = ['memory', 'cpu', 'pids'] as const;
@@ -28,6 +32,7 @@ export type LimitController = (typeof limitControllers)[number];
 
 /** The CFS period: quotas are whole cores of this period. */
 export const cpuPeriodMicros = 100_000;
+
 
 export interface CgroupSetting {
   file: string;

@@ -6,19 +6,22 @@ import { poll } from '../platform/poll.ts';
 import { joinDirs } from './cgroups.ts';
 import { confinementFiles, confinementRecipe, sandboxConfinementDir } from './confine.ts';
 import { hostEnv, hostProgram, processLives, processName, processStartTime } from './host.ts';
-import { type Layout, mountRootArgv, stagingMountPoint } from './sandbox-fs.ts';
+import { type ProcViews, procViewsBwrapArgs } from './proc-views.ts';
+import { type Idmap, type Layout, mountRootArgv, stagingMountPoint } from './sandbox-fs.ts';
 import type { SandboxRecord } from './state.ts';
-import { withUserNamespace } from './user-namespace.ts';
+import { idmapMountMap, sandboxMap, withUserNamespace } from './user-namespace.ts';
 
 // A sandbox is a process tree whose root is its init, pid 1 of its own pid namespace, started
 // inside bubblewrap with its own user, mount, pid, ipc, uts, cgroup and network namespaces:
 //
 //   sh (joins the sandbox's cgroups)
-//   └ unshare --mount (private mount namespace: mounts the sandbox's root at /mnt, nobody sees it)
+//   └ unshare --mount (private mount namespace: mounts the sandbox's root at /mnt, nobody sees it,
+//     │                its layers shown in the sandbox's id range: user-namespace.ts)
 //     └ sh (binds the confinement's folder read-only at /mnt/run/orrery: confine.ts)
-//       └ nsenter --user (the sandbox's user namespace, as root inside = uid 1000000 outside)
-//         └ bwrap (new namespaces; binds /mnt as /, fresh /proc and /dev; the old root is
-//           │      dropped; Docker's capabilities, no_new_privs and the seccomp filter, from fd 4)
+//       └ nsenter --user (the sandbox's user namespace, as root inside = its range's first uid)
+//         └ bwrap (new namespaces; binds /mnt as /, fresh /proc with lxcfs's files over some
+//           │      (proc-views.ts), and /dev; the old root is dropped; Docker's capabilities,
+//           │      no_new_privs and the seccomp filter, from fd 4)
 //           └ orrery-init, pid 1: ignores every signal it can, reaps orphans, never exits
 //
 // Each link execs the next, so the spawned process ends as bwrap's monitor. The init does nothing
@@ -51,11 +54,12 @@ const capabilityArgs = [
   ...confinementRecipe.capabilities.flatMap((name) => ['--cap-add', name]),
 ];
 
-function bwrapArgs(id: string, filtered: boolean): string[] {
+function bwrapArgs(id: string, filtered: boolean, views: ProcViews): string[] {
   return [
     ...(filtered ? [...capabilityArgs, '--seccomp', String(seccompFd)] : []),
     ...['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup'],
     ...['--hostname', id, '--bind', stagingMountPoint, '/', '--proc', '/proc', '--dev', '/dev'],
+    ...procViewsBwrapArgs(views),
     ...['--as-pid-1', '--chdir', '/', '--info-fd', '3', '--clearenv', '--setenv', 'PATH', sandboxPath],
   ];
 }
@@ -88,46 +92,63 @@ function bindConfinementArgv(confinementDir: string, argv: string[]): string[] {
   return ['/bin/sh', '-c', script, 'orrery-confine', confinementDir, dirname(target), target, ...argv];
 }
 
-/** Starts the sandbox's init and resolves once it runs (its namespaces and root are in place). */
+/**
+ * Starts the sandbox's init and resolves once it runs (its namespaces and root are in place): in
+ * a user namespace of its id range, its files shown in that range through idmapped mounts.
+ */
 export function startInit(record: SandboxRecord, layout: Layout): Promise<Init> {
-  return withUserNamespace(async (userNamespace) => {
-    const filter = record.confinement;
-    const init = [
-      ...[hostProgram('nsenter'), `--user=${userNamespace}`, '--setuid', '0', '--setgid', '0', '--'],
-      ...[
-        hostProgram('bwrap'),
-        ...bwrapArgs(record.id, filter !== null),
-        '--',
-        '/usr/bin/perl',
-        '-e',
-        initScript,
-      ],
-    ];
-    const sandbox = filter === null ? init : bindConfinementArgv(filter, init);
-    const argv = joinCgroupsArgv(joinDirs(record.cgroups), mountRootArgv(layout, record, sandbox));
-    const log = openSync(layout.log, 'a');
-    const program = filter === null ? undefined : openSync(join(filter, confinementFiles.filter), 'r');
-    const child = spawn(argv[0]!, argv.slice(1), {
-      detached: true,
-      env: hostEnv,
-      stdio: ['ignore', log, log, 'pipe', ...(program === undefined ? [] : [program])],
-    });
-    closeSync(log);
-    if (program !== undefined) closeSync(program);
-    try {
-      const pid = await sandboxPid(child, layout);
-      await running(pid, layout);
-      const startTime = processStartTime(pid);
-      if (startTime === undefined) throw new Error(`the sandbox's init exited at once; read ${layout.log}`);
-      return { pid, startTime };
-    } catch (error) {
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      throw error;
-    } finally {
-      (child.stdio[3] as Readable | null)?.destroy();
-      child.unref();
-    }
+  const range = record.idRange;
+  return withUserNamespace(sandboxMap(range), (userNamespace) =>
+    range.applied
+      ? withUserNamespace(idmapMountMap(range.outside), (userns) =>
+          launch(record, layout, userNamespace, { helper: range.idmapMount, userns }),
+        )
+      : launch(record, layout, userNamespace),
+  );
+}
+
+async function launch(
+  record: SandboxRecord,
+  layout: Layout,
+  userNamespace: string,
+  idmap?: Idmap,
+): Promise<Init> {
+  const filter = record.confinement;
+  const init = [
+    ...[hostProgram('nsenter'), `--user=${userNamespace}`, '--setuid', '0', '--setgid', '0', '--'],
+    ...[
+      hostProgram('bwrap'),
+      ...bwrapArgs(record.id, filter !== null, record.procViews),
+      '--',
+      '/usr/bin/perl',
+      '-e',
+      initScript,
+    ],
+  ];
+  const sandbox = filter === null ? init : bindConfinementArgv(filter, init);
+  const argv = joinCgroupsArgv(joinDirs(record.cgroups), mountRootArgv(layout, record, sandbox, idmap));
+  const log = openSync(layout.log, 'a');
+  const program = filter === null ? undefined : openSync(join(filter, confinementFiles.filter), 'r');
+  const child = spawn(argv[0]!, argv.slice(1), {
+    detached: true,
+    env: hostEnv,
+    stdio: ['ignore', log, log, 'pipe', ...(program === undefined ? [] : [program])],
   });
+  closeSync(log);
+  if (program !== undefined) closeSync(program);
+  try {
+    const pid = await sandboxPid(child, layout);
+    await running(pid, layout);
+    const startTime = processStartTime(pid);
+    if (startTime === undefined) throw new Error(`the sandbox's init exited at once; read ${layout.log}`);
+    return { pid, startTime };
+  } catch (error) {
+    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    throw error;
+  } finally {
+    (child.stdio[3] as Readable | null)?.destroy();
+    child.unref();
+  }
 }
 
 /** bwrap writes `{"child-pid": N, …}` on its info fd once the namespaces exist. */

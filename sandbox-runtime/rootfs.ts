@@ -35,8 +35,8 @@ export const rootfsRecipe = {
   /** Then installed by apt: the desktop's X server, VNC, xdotool, Chromium… (desktop/packages.ts). */
   desktopPackages,
   idMap: sandboxIdMap,
-  /** 2: resolv.conf names slirp's DNS forwarder (network.ts). */
-  revision: 2,
+  /** 2: resolv.conf names slirp's DNS forwarder (network.ts). 3: hard-linked files shifted once. */
+  revision: 3,
 };
 
 const marker = '.orrery-rootfs.json';
@@ -135,12 +135,18 @@ function tidy(dir: string): void {
 
 /**
  * Moves every file's owner and group up by `base`, so the files root owned are owned by root
- * inside a sandbox. chown clears setuid bits, so the mode is written back after it.
+ * inside a sandbox. chown clears setuid bits, so the mode is written back after it. A file with
+ * several names (hard links: perl, gunzip, Mesa's drivers) is one inode, moved once.
  */
-export function shiftOwnership(path: string, base: number): void {
+export function shiftOwnership(path: string, base: number, moved = new Set<string>()): void {
   const stat = lstatSync(path);
+  if (stat.nlink > 1 && !stat.isDirectory()) {
+    if (moved.has(`${stat.dev}:${stat.ino}`)) return;
+    moved.add(`${stat.dev}:${stat.ino}`);
+  }
   lchownSync(path, stat.uid + base, stat.gid + base);
   if (stat.isSymbolicLink()) return;
   chmodSync(path, stat.mode & 0o7777);
-  if (stat.isDirectory()) for (const entry of readdirSync(path)) shiftOwnership(join(path, entry), base);
+  if (stat.isDirectory())
+    for (const entry of readdirSync(path)) shiftOwnership(join(path, entry), base, moved);
 }

@@ -7,7 +7,7 @@ import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import { defaultNetwork, type NetworkPolicy } from '../domain/sandboxes/network.ts';
 import type { Config } from '../platform/config.ts';
 import { canFreeze, createCgroups, discoverCgroups, planCgroups } from './cgroups.ts';
-import { builtConfinement } from './confine.ts';
+import { builtConfinement, confinementFiles } from './confine.ts';
 import {
   type ExecOptions,
   type ExecOutcome,
@@ -44,6 +44,7 @@ import {
 import { sizeLimits } from './limits.ts';
 import { changeEgress, writeResolvConf } from './network.ts';
 import { connectPort, forwardPort } from './ports.ts';
+import { defaultProcViewsDir, type ProcViews, procViewsOf } from './proc-views.ts';
 import { initAlive } from './process-tree.ts';
 import { builtRootfs, defaultRootfsCache } from './rootfs.ts';
 import {
@@ -67,6 +68,7 @@ import {
   templateLayout,
   writeTemplate,
 } from './template-store.ts';
+import { freeRange, type IdRange, idmapRefused } from './user-namespace.ts';
 
 export type { RecoveryOutcome, SandboxState, SandboxStatus } from './lifecycle.ts';
 
@@ -93,6 +95,12 @@ export interface RuntimeOptions {
   diskMiB?: number;
   /** `off` starts sandboxes unconfined (all capabilities, no filter): only to measure the cost (bench/sandbox-filter.ts). */
   confinement?: 'docker-default' | 'off';
+  /** `off`: sandboxes see the kernel's /proc (the host's memory, cpus, uptime), as where lxcfs cannot run. */
+  procViews?: 'auto' | 'off';
+  /** The folder of the host's lxcfs (proc-views.ts), shared by every runtime on the host. */
+  procViewsDir?: string;
+  /** `shared`: every sandbox in the one id range, as where the host refuses idmapped mounts. */
+  idRanges?: 'own' | 'shared';
 }
 
 interface Host {
@@ -102,6 +110,10 @@ interface Host {
   /** Why layers get no disk quota on this host (sandbox-fs.ts), or undefined: they do. */
   diskRefused: string | undefined;
   cgroups: ReturnType<typeof discoverCgroups>;
+  /** Whether lxcfs served sandboxes' /proc views when the runtime prepared (each init asks again). */
+  procViews: ProcViews;
+  /** The helper that shows each sandbox its files in its own id range, or why ranges are shared. */
+  idmap: { helper: string } | { refused: string };
 }
 
 const templatesNeedOverlay =
@@ -125,7 +137,12 @@ export class SandboxRuntime {
     this.log = options.log ?? (() => {});
     const dns =
       options.dns === undefined ? {} : { dns: options.dns, resolvConf: join(this.dir, 'resolv.conf') };
-    this.steps = { log: this.log, egress: dns };
+    const viewsDir = options.procViewsDir ?? defaultProcViewsDir;
+    const procViews =
+      options.procViews === 'off'
+        ? async (): Promise<ProcViews> => ({ applied: false, reason: "turned off by the runtime's options" })
+        : procViewsOf(viewsDir);
+    this.steps = { log: this.log, egress: dns, procViews };
   }
 
   static fromConfig(config: Config, options: Omit<RuntimeOptions, 'dir'> = {}): SandboxRuntime {
@@ -153,12 +170,22 @@ export class SandboxRuntime {
         this.options.disk === 'unlimited'
           ? "turned off by the runtime's options"
           : diskImagesRefused(this.dir);
+      const procViews = await this.steps.procViews();
+      if (!procViews.applied) this.log(`sandboxes will see the host's /proc: ${procViews.reason}`);
+      const helper = join(confinement, confinementFiles.idmapMount);
+      const idmapRefusal =
+        this.options.idRanges === 'shared'
+          ? "turned off by the runtime's options"
+          : await idmapRefused(helper, [rootfs, this.dir], this.dir);
+      if (idmapRefusal !== undefined) this.log(`sandboxes will share one id range: ${idmapRefusal}`);
       return {
         rootfs,
         confinement,
         filesystem: overlay ? 'overlay' : 'copy',
         diskRefused,
         cgroups: discoverCgroups(),
+        procViews,
+        idmap: idmapRefusal === undefined ? { helper } : { refused: idmapRefusal },
       };
     })();
     return this.host;
@@ -453,15 +480,33 @@ export class SandboxRuntime {
       layers: [],
       disk,
       confinement: this.options.confinement === 'off' ? null : host.confinement,
+      idRange: this.newIdRange(host),
       cgroups,
       limits: createCgroups(cgroups, sizeLimits[size]),
+      procViews: host.procViews, // until its init starts (lifecycle.ts startProcesses)
       freezer: this.options.freezer !== 'signals' && canFreeze(cgroups) ? 'cgroup' : 'signals',
       init: null,
       network,
       egress: null,
+      diskIo: { applied: false, reason: 'its init has not started' },
       desired: 'running',
       destroying: false,
     };
+  }
+
+  /**
+   * A new sandbox's own id range (user-namespace.ts): the first that no sandbox of this runtime
+   * holds, looked for from a place of this state folder's. Its record is written before anything
+   * else can run (boot), so two creates never take the same.
+   */
+  private newIdRange(host: Host): IdRange {
+    if ('refused' in host.idmap) return { applied: false, reason: host.idmap.refused };
+    const taken = this.ids().flatMap((id) => {
+      const range = readRecord(this.layout(id))?.idRange;
+      return range?.applied ? [range.outside] : [];
+    });
+    const start = Number.parseInt(this.group.slice('orrery-'.length), 16);
+    return { applied: true, outside: freeRange(taken, start), idmapMount: host.idmap.helper };
   }
 
   /** The record of a sandbox that must run now: `not_running` when stopped, restarted if it died. */

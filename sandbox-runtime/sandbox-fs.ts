@@ -1,19 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import {
-  chownSync,
-  closeSync,
-  ftruncateSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-} from 'node:fs';
+import { chownSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { poll } from '../platform/poll.ts';
 import { RunFailed } from '../platform/run-to-end.ts';
-import { hostEnv, hostProgram, processLives, runHost } from './host.ts';
+import { hostEnv, hostProgram, parentPid, processLives, runHost } from './host.ts';
 import { sandboxRootOnHost } from './user-namespace.ts';
 
 // A sandbox's own writable filesystem, under `<ORRERY_SANDBOX_DIR>/<id>/`:
@@ -251,7 +242,7 @@ export async function copyLayer(
   await flushImage(layout, source.init);
   const monitor =
     source.init !== null && processLives(source.init.pid, source.init.startTime)
-      ? parentOf(source.init.pid)
+      ? parentPid(source.init.pid)
       : undefined;
   if (monitor !== undefined) {
     await runHost(hostProgram('cp'), copy(`/proc/${monitor}/root${layout.disk}/upper`));
@@ -260,37 +251,61 @@ export async function copyLayer(
   await withImage(layout, [hostProgram('cp'), ...copy(`${layout.disk}/upper`)]);
 }
 
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
 export function removeFilesystem(layout: Layout): void {
   rmSync(layout.dir, { recursive: true, force: true });
 }
 
 /**
+ * How a sandbox with its own id range sees its files (user-namespace.ts): through idmapped
+ * clones `helper` mounts, with the id map of the user namespace `userns`.
+ */
+export interface Idmap {
+  helper: string;
+  userns: string;
+}
+
+/**
  * The command that mounts the root at `stagingMountPoint` in a new private mount namespace and
  * then runs `then`: first the sandbox's image at `disk/` (a loop device that goes with the
- * namespace), then the overlay or the copy's bind. Overlay options take commas and colons as
- * separators, so paths must not.
+ * namespace); with `idmap`, an idmapped clone of each layer under `mapped/` (the originals stay
+ * as they are, so a copy of the layer keeps the owners on disk); then the overlay of those, or
+ * the copy's bind. Overlay options take commas and colons as separators, so paths must not.
  */
-export function mountRootArgv(layout: Layout, layer: Layer, then: string[]): string[] {
-  const { upper, work } = layerDirs(layout, layer.disk);
+export function mountRootArgv(layout: Layout, layer: Layer, then: string[], idmap?: Idmap): string[] {
   const overlay = layer.filesystem === 'overlay';
+  const lowers = overlay ? [...layer.layers, layer.rootfs] : [];
+  const root = layer.disk.applied ? layout.disk : layout.dir;
+  const shown = (path: string, name: string) =>
+    idmap === undefined ? path : join(layout.dir, 'mapped', name);
+  const [shownLowers, shownRoot] = [
+    lowers.map((path, index) => shown(path, `lower-${index}`)),
+    shown(root, 'layer'),
+  ];
+  const idmapArgs =
+    idmap === undefined
+      ? []
+      : [
+          idmap.helper,
+          idmap.userns,
+          ...lowers.flatMap((path, index) => [path, shownLowers[index]!]),
+          root,
+          shownRoot,
+        ];
+  for (const target of idmap === undefined ? [] : [...shownLowers, shownRoot])
+    mkdirSync(target, { recursive: true });
+  const [upper, work] = [join(shownRoot, 'upper'), join(shownRoot, 'work')];
   const image = layer.disk.applied ? [imageMountOptions, layout.image, layout.disk] : [];
   const script =
     (layer.disk.applied ? `${mountImage} && ` : '') +
+    (idmapArgs.length > 0
+      ? `${idmapArgs.map((_, index) => `"\${${index + 1}}"`).join(' ')} && shift ${idmapArgs.length} && `
+      : '') +
     (overlay ? 'mount -t overlay overlay -o "$1" "$2"' : 'mount --bind "$1" "$2"') +
     ' && shift 2 && exec "$@"';
   const source = overlay
-    ? `lowerdir=${[...layer.layers, layer.rootfs].join(':')},upperdir=${upper},workdir=${work},index=off,metacopy=off`
+    ? `lowerdir=${shownLowers.join(':')},upperdir=${upper},workdir=${work},index=off,metacopy=off`
     : upper;
-  for (const path of overlay ? [...layer.layers, layer.rootfs, upper, work] : []) {
+  for (const path of overlay ? [...shownLowers, upper, work] : []) {
     if (/[,:]/.test(path)) throw new Error(`overlay paths cannot hold ',' or ':': ${path}`);
   }
   return [
@@ -304,6 +319,7 @@ export function mountRootArgv(layout: Layout, layer: Layer, then: string[]): str
     script,
     'orrery-mount',
     ...image,
+    ...idmapArgs,
     source,
     stagingMountPoint,
     ...then,

@@ -7,7 +7,7 @@ import { colours, testPage } from './page.ts';
 import { type Box, decodePng, findColour, type Image, type Rgb } from './png.ts';
 
 // A real sandbox with a real desktop (Xvfb, openbox, x11vnc, Chromium) for one test file, and
-// the test page (page.ts) served from inside it: the sandbox has no network to the host.
+// the test page (page.ts) served from inside it: a sandbox never reaches the host's services.
 
 export { prepareTimeoutMs, refusal } from '../sandboxes-runtime/given.ts';
 export { colours, testPage } from './page.ts';

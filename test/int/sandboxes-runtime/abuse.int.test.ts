@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sizeLimits } from '../../../sandbox-runtime/limits.ts';
 import type { SandboxStatus } from '../../../sandbox-runtime/runtime.ts';
 import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { exportSpans, llmSpan, tracingOrg } from '../../harness/tracing.ts';
@@ -60,6 +61,26 @@ function stackProcesses(): Map<string, string> {
   }
   return found;
 }
+
+describe("a sandbox's disk bandwidth", () => {
+  it('is bounded on its own loop device, writeback included, and the bound goes with the sandbox', async () => {
+    const diskIo = status.limits.diskIo;
+    if (!diskIo.applied) throw new Error(`no disk bandwidth bound here: ${diskIo.reason}`);
+    expect(diskIo.bytesPerSecond).toBe(sizeLimits.small.diskMBps * 1_000_000);
+    const rules = () => readFileSync('/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device', 'utf8');
+    expect(rules()).toContain(`${diskIo.device} ${diskIo.bytesPerSecond}`);
+    expect(readFileSync(`/sys/class/bdi/${diskIo.device}/strict_limit`, 'utf8').trim()).toBe('1');
+    const other = sandboxId('bounded');
+    const otherStatus = await runtime.create(other, { size: 'standard' });
+    const otherIo = otherStatus.limits.diskIo;
+    expect(otherIo).toMatchObject({
+      applied: true,
+      bytesPerSecond: sizeLimits.standard.diskMBps * 1_000_000,
+    });
+    await runtime.destroy(other);
+    if (otherIo.applied) expect(rules()).not.toContain(`${otherIo.device} `);
+  });
+});
 
 describe('a sandbox abused in every way at once', () => {
   it('keeps it to itself: its own cores, memory, disk and tasks; the others keep answering', async () => {

@@ -3,7 +3,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitControllers, limitSettings, sizeLimits } from '../../../sandbox-runtime/limits.ts';
-import { sandboxRootOnHost } from '../../../sandbox-runtime/user-namespace.ts';
+import { rootOnHost } from '../../../sandbox-runtime/user-namespace.ts';
 import { givenRuntime, pathFromHost, prepareTimeoutMs, sandboxId } from './given.ts';
 
 // Each sandbox is a process tree in its own namespaces, root inside and nobody outside, with no
@@ -32,10 +32,13 @@ describe('a sandbox', () => {
     });
   });
 
-  it('is not root on the host: its files belong to the mapped range', async () => {
+  it('is not root on the host: its files belong to its own mapped range', async () => {
     await run(first, 'echo mine > /root/owned');
     const stat = statSync(pathFromHost(dir, first, 'root/owned'));
-    expect([stat.uid, stat.gid]).toEqual([sandboxRootOnHost, sandboxRootOnHost]);
+    const range = (await runtime.status(first)).idRange;
+    expect(range.applied).toBe(true);
+    expect([stat.uid, stat.gid]).toEqual([rootOnHost(range), rootOnHost(range)]);
+    expect(rootOnHost(range)).not.toBe(rootOnHost((await runtime.status(second)).idRange));
     // Root inside has no power over the host's kernel: mounting a new proc or loading a module fails.
     expect(
       (await run(first, 'cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname')).exit_code,

@@ -9,13 +9,16 @@ import {
 
 describe('size to limits', () => {
   it.each([
-    ['small', 1, 2048, 1024, 8192],
-    ['standard', 2, 4096, 2048, 16384],
-    ['large', 4, 8192, 4096, 32768],
-    ['xl', 8, 16384, 8192, 65536],
-  ] as const)('%s: %i cpus, %i MiB, %i tasks, %i MiB of disk', (size, cpus, memoryMiB, pids, diskMiB) => {
-    expect(sizeLimits[size]).toEqual({ cpus, memoryMiB, pids, diskMiB });
-  });
+    ['small', 1, 2048, 1024, 8192, 50],
+    ['standard', 2, 4096, 2048, 16384, 100],
+    ['large', 4, 8192, 4096, 32768, 150],
+    ['xl', 8, 16384, 8192, 65536, 200],
+  ] as const)(
+    '%s: %i cpus, %i MiB, %i tasks, %i MiB of disk at %i MB/s',
+    (size, cpus, memoryMiB, pids, diskMiB, diskMBps) => {
+      expect(sizeLimits[size]).toEqual({ cpus, memoryMiB, pids, diskMiB, diskMBps });
+    },
+  );
 
   it("covers exactly the spec's sizes, each larger than the last in every resource", () => {
     expect(Object.keys(sizeLimits)).toEqual([...sandboxSizes]);
@@ -27,6 +30,7 @@ describe('size to limits', () => {
       expect(limits.memoryMiB).toBeGreaterThan(previous.memoryMiB);
       expect(limits.pids).toBeGreaterThan(previous.pids);
       expect(limits.diskMiB).toBeGreaterThan(previous.diskMiB);
+      expect(limits.diskMBps).toBeGreaterThan(previous.diskMBps);
     }
   });
 });
