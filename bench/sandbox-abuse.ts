@@ -137,9 +137,7 @@ try {
     return `  ${name}: idle p50 ${p(quiet, 50)} p99 ${p(quiet, 99)} ms | abused p50 ${p(busy, 50)} p99 ${p(busy, 99)} ms | p99 x${ratio.toFixed(2)}`;
   };
   console.log(machineLine());
-  console.log(
-    `abuse: ${samples} samples each, idle then abused (${chosen.join(', ')})`,
-  );
+  console.log(`abuse: ${samples} samples each, idle then abused (${chosen.join(', ')})`);
   console.log(line('bystander exec (HTTP API)', idle.exec, abused.exec));
   console.log(line('OTLP export, 20 spans', idle.otlp, abused.otlp));
   console.log(`  the abuser meanwhile: ${evidence}`);

@@ -33,7 +33,6 @@ export type LimitController = (typeof limitControllers)[number];
 /** The CFS period: quotas are whole cores of this period. */
 export const cpuPeriodMicros = 100_000;
 
-
 export interface CgroupSetting {
   file: string;
   value: string;
