@@ -90,8 +90,8 @@ export const routeKinds = {
   'run.result': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 503] },
   /** POST /api/templates: a key only, a JSON body; a taken name 422, no host with room 503. */
   'templates.create': { surface: 'json', statuses: [401, 403, 413, 415, 422, 503] },
-  /** GET /api/templates: a key or a session. */
-  'templates.list': { surface: 'json', statuses: [401, 403, 404, 503] },
+  /** GET /api/templates: a key or a session (422 for a person of several orgs without Orrery-Org). */
+  'templates.list': { surface: 'json', statuses: [401, 403, 404, 422, 503] },
   /** One template by id or name: read it, or delete it (409 while building or in use). */
   'template.one': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 503] },
   /** GET /api/catalog: any live key or session. */
