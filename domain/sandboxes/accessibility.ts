@@ -13,7 +13,9 @@ import type { Checked } from './checked.ts';
  *
  * - `ref` is `e` and the node's DOM backend id: it names the same element for as long as the page
  *   keeps it, with nothing stored between reads. A ref whose element is gone makes the action
- *   fail with `desktop_refused` (read the tree again).
+ *   fail with `desktop_refused` (read the tree again). The desktop's own apps (terminal, editor,
+ *   file manager) answer the same shape from AT-SPI, their refs fifteen digits from 10^14 up
+ *   (atspi-nodes.ts).
  * - `role` is the ARIA role Chrome computes; `document` for the page and `text` for text runs.
  * - `states` lists what is true of the node (table `stateOf` in ax-nodes.ts); absent when none is.
  * - `actions` lists what `POST …/accessibility` can do with the node (`press`, `focus`,
@@ -98,7 +100,7 @@ export function buildTree(axNodes: readonly AXNode[], options: TreeOptions): Acc
     const shape = shapeOf(node, options.includeHidden);
     if (shape === 'drop') return [];
     if (shape === 'lift') return childrenOf(node).flatMap((child) => convert(child, depth));
-    const out = describe(node);
+    const out = describeNode(node);
     const children = childrenOf(node);
     if (depth >= options.depth) {
       const label = (child: AXNode) =>
@@ -122,7 +124,8 @@ export function buildTree(axNodes: readonly AXNode[], options: TreeOptions): Acc
   };
 }
 
-function describe(node: AXNode): AccessibilityNode {
+/** One node as the tree shows it, without its children. */
+export function describeNode(node: AXNode): AccessibilityNode {
   const role = text(node.role);
   const out: AccessibilityNode = {
     ref: refOf(node.backendDOMNodeId ?? 0),

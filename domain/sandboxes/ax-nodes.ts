@@ -1,6 +1,7 @@
 // Reading CDP `Accessibility.AXNode`s (Chrome DevTools Protocol, `Accessibility.getFullAXTree`):
 // which nodes to show, their states and the actions they allow. The tree format built from them
-// is described in accessibility.ts.
+// is described in accessibility.ts. The desktop's own apps' nodes arrive in the same shape
+// (atspi-nodes.ts), with their actions listed in a property of their own.
 
 /** The parts of CDP's `Accessibility.AXNode` we read. */
 export interface AXValue {
@@ -106,6 +107,9 @@ export function shapeOf(node: AXNode, includeHidden: boolean): Shape {
 }
 
 export function nodeActions(node: AXNode): string[] {
+  // A native app's node (atspi-nodes.ts) lists its own: AT-SPI says what it can do.
+  const listed = node.properties?.find((p) => p.name === 'actions' && p.value.type === 'nativeActions');
+  if (Array.isArray(listed?.value.value)) return listed.value.value.map(String);
   const role = text(node.role);
   const states = new Set(statesOf(node));
   return actionRules.filter(([, allows]) => allows(role, states)).map(([action]) => action);

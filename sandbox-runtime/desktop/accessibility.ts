@@ -5,19 +5,26 @@ import {
   type NodeActionResult,
   parseRef,
 } from '../../domain/sandboxes/accessibility.ts';
+import { parseNativeRef } from '../../domain/sandboxes/atspi-nodes.ts';
 import type { AXNode } from '../../domain/sandboxes/ax-nodes.ts';
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
-import { activePage, type Cdp, CdpError, type PageTarget, pages } from './cdp.ts';
+import type { SandboxRuntime } from '../runtime.ts';
+import { activePage, type Cdp, CdpError, type PageTarget, pages, withBrowser } from './cdp.ts';
+import { actOnNativeNode, appLabel, type NativeApp, readNativeTree } from './native-apps.ts';
 
 // The accessibility tree of the desktop's browser and actions on its nodes (spec, "Desktop
 // methods": `accessibility.tree`, `accessibility.act`; the format is domain/sandboxes/
 // accessibility.ts). The tree is Chrome's `Accessibility.getFullAXTree` of one tab; a node's
 // ref is its DOM backend id, so an action finds the element again with nothing stored between
-// calls, and a ref whose element is gone (or no longer shown) is `desktop_refused`.
+// calls, and a ref whose element is gone (or no longer shown) is `desktop_refused`. The
+// desktop's own apps (terminal, editor, file manager) are read over AT-SPI instead
+// (native-apps.ts); their refs say so (domain/sandboxes/atspi-nodes.ts).
 //
 // Decisions where the spec is silent:
-// - `app` names the browser (`chromium`, `chrome`, `browser`: its active tab, the default), or a
-//   tab by a part of its title or URL; anything else is `desktop_refused`, naming the tabs.
+// - `app` names the browser (`chromium`, `chrome`, `browser`: its active tab, the default), a
+//   native app (native-apps.ts: `terminal`, `editor`, `files`, or an app's own name), or else a
+//   tab by a part of its title or URL; anything else is `desktop_refused`, naming the apps and
+//   the tabs.
 // - Actions apply to the active tab. `press` (and `expand`, `collapse`) clicks the element's
 //   centre through the browser's input pipeline (CDP `Input.dispatchMouseEvent`, so pages see a
 //   real click, in page coordinates whatever the window's place on the screen); an element
@@ -33,8 +40,12 @@ function refused(message: string): SandboxError {
   return new SandboxError('desktop_refused', { message });
 }
 
-/** The tab `app` names, attached. */
-async function chooseTab(cdp: Cdp, app: string | undefined): Promise<Session> {
+/** The tab `app` names, attached; `apps` are the native apps, named in a refusal. */
+async function chooseTab(
+  cdp: Cdp,
+  app: string | undefined,
+  apps: readonly NativeApp[] = [],
+): Promise<Session> {
   const tabs = await pages(cdp);
   const wanted = app?.toLowerCase();
   const named = (tab: PageTarget) =>
@@ -46,8 +57,9 @@ async function chooseTab(cdp: Cdp, app: string | undefined): Promise<Session> {
     throw refused("The browser's tab does not answer (busy or crashed): wait, or reload it, then retry.");
   }
   const titles = tabs.map((tab) => `"${tab.title || tab.url}"`).join(', ') || 'none';
+  const others = apps.map((other) => `, ${appLabel(other)}`).join('');
   throw refused(
-    `No application or tab named "${app}": the desktop runs chromium (app=chromium), with tabs ${titles}.`,
+    `No application or tab named "${app}": the desktop runs chromium (app=chromium)${others}, with tabs ${titles}.`,
   );
 }
 
@@ -60,11 +72,38 @@ async function fullTree(session: Session): Promise<AXNode[]> {
   return nodes;
 }
 
-export async function readTree(
-  cdp: Cdp,
-  options: { app?: string; depth: number; includeHidden: boolean },
+type TreeRequest = { app?: string; depth: number; includeHidden: boolean };
+
+/** The tree `options.app` names: the browser's tab (the default), a native app's, or a tab's. */
+export async function readAccessibilityTree(
+  runtime: SandboxRuntime,
+  sandboxId: string,
+  devtoolsPath: string,
+  options: TreeRequest,
 ): Promise<AccessibilityNode> {
-  const session = await chooseTab(cdp, options.app);
+  const browser = (apps?: NativeApp[]) =>
+    withBrowser(runtime, sandboxId, devtoolsPath, (cdp) => readTree(cdp, options, apps));
+  if (options.app === undefined || browserNames.has(options.app.toLowerCase())) return browser();
+  const native = await readNativeTree(runtime, sandboxId, options.app, options);
+  return native.tree ?? browser(native.apps);
+}
+
+/** Acts on the node `ref` names: in a native app when the ref says so, else in the browser. */
+export async function actOnAccessibilityNode(
+  runtime: SandboxRuntime,
+  sandboxId: string,
+  devtoolsPath: string,
+  request: { ref: string; action: string; text?: string },
+): Promise<NodeActionResult> {
+  const number = parseRef(request.ref);
+  if (!number.ok) throw refused(number.message);
+  const native = parseNativeRef(number.value);
+  if (native) return actOnNativeNode(runtime, sandboxId, native, request);
+  return withBrowser(runtime, sandboxId, devtoolsPath, (cdp) => actOnNode(cdp, request));
+}
+
+async function readTree(cdp: Cdp, options: TreeRequest, apps?: NativeApp[]): Promise<AccessibilityNode> {
+  const session = await chooseTab(cdp, options.app, apps);
   const tree = buildTree(await fullTree(session), options);
   return tree ?? { ref: 'e0', role: 'document', name: '', actions: [], children: [] };
 }
@@ -78,7 +117,7 @@ function findNode(node: AccessibilityNode, ref: string): AccessibilityNode | und
   return undefined;
 }
 
-export async function actOnNode(
+async function actOnNode(
   cdp: Cdp,
   request: { ref: string; action: string; text?: string },
 ): Promise<NodeActionResult> {

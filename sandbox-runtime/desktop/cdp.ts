@@ -67,11 +67,23 @@ export class Cdp {
       perMessageDeflate: false,
     });
     await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-      socket.once('unexpected-response', (_request, response) =>
-        reject(new Error(`DevTools refused the connection (${response.statusCode})`)),
-      );
+      // A browser that accepted the connection but does not run (stopped, hung) never answers.
+      const timer = setTimeout(() => {
+        socket.terminate();
+        reject(new CdpTimeout('the DevTools connection', callTimeoutMs));
+      }, callTimeoutMs);
+      socket.once('open', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      socket.once('unexpected-response', (_request, response) => {
+        clearTimeout(timer);
+        reject(new Error(`DevTools refused the connection (${response.statusCode})`));
+      });
     });
     return new Cdp(socket);
   }

@@ -10,7 +10,7 @@ import {
   type ScreenSize,
 } from '../../domain/sandboxes/screen-geometry.ts';
 import type { SandboxRuntime } from '../runtime.ts';
-import { actOnNode, readTree } from './accessibility.ts';
+import { actOnAccessibilityNode, readAccessibilityTree } from './accessibility.ts';
 import { browserName, CdpError, CdpTimeout, openTabs, waitForTab, withBrowser } from './cdp.ts';
 import { cursorScript, inputScript, parseCursor } from './input.ts';
 import {
@@ -226,13 +226,13 @@ export function createDesktop(runtime: SandboxRuntime): Desktop {
 
     accessibilityTree(sandboxId, options) {
       return onDesktop(sandboxId, (state) =>
-        withBrowser(runtime, sandboxId, state.devtoolsPath, (cdp) => readTree(cdp, options)),
+        readAccessibilityTree(runtime, sandboxId, state.devtoolsPath, options),
       );
     },
 
     accessibilityAct(sandboxId, request) {
       return onDesktop(sandboxId, (state) =>
-        withBrowser(runtime, sandboxId, state.devtoolsPath, (cdp) => actOnNode(cdp, request)),
+        actOnAccessibilityNode(runtime, sandboxId, state.devtoolsPath, request),
       );
     },
 

@@ -11,13 +11,21 @@ import { hostEnv, hostProgram, runHost } from '../host.ts';
 /** Package → why it is here. `--no-install-recommends`, so only what is listed and its needs. */
 const desktopPackageTable = {
   xvfb: 'the screen: an X server drawing into memory',
-  openbox: 'a window manager, so the browser window is placed and focused',
+  openbox: 'the window manager: windows placed, framed, focused; the browser maximized',
+  tint2: 'the panel: launchers, the window list, a clock',
   x11vnc: 'the live screen: an RFB 3.8 server over the X display',
   xdotool: "pointer and keyboard (spec's Input actions)",
   imagemagick: 'screenshots: `import -window root`, crop and scale to PNG',
   chromium: 'the browser, driven over its DevTools protocol',
-  'fonts-dejavu-core': 'a font, so pages render text',
-  'dbus-x11': "the session bus Chromium's GTK asks for (otherwise apt picks systemd's)",
+  'xfce4-terminal': 'a terminal (GTK 3, so its text is in the accessibility tree)',
+  mousepad: 'a text editor (GTK 3)',
+  thunar: 'a file manager (GTK 3)',
+  'fonts-dejavu-core': 'a font, so pages and apps render text',
+  'librsvg2-common': "SVG icons for the apps and the panel (GTK's symbolic icons are SVG)",
+  'dbus-x11': 'the session bus (`dbus-launch`), found through the display by every app',
+  'at-spi2-core': "the accessibility bus the apps' trees are read over",
+  'gir1.2-atspi-2.0': 'reading those trees from Python (atspi.py)',
+  'python3-gi': 'the bindings atspi.py reads them with',
   python3: 'a language to serve and script pages inside the sandbox',
 } as const;
 

@@ -1,18 +1,24 @@
 import { z } from 'zod';
 import type { ScreenSize } from '../../domain/sandboxes/screen-geometry.ts';
 import type { SandboxRuntime } from '../runtime.ts';
-import { desktopDir, display, runShell, runShellOk, ShellFailed, shellWords } from './shell.ts';
+import { launcherEntries, openboxConfig, tint2Config, workArea, xfconfDefaults } from './session.ts';
+import { desktopDir, display, quote, runShell, runShellOk, ShellFailed, shellWords } from './shell.ts';
 
 // The desktop's processes inside a sandbox (spec, "Desktop transitions"): Xvfb at the asked
-// resolution, openbox, x11vnc on the sandbox's loopback and Chromium with its DevTools port.
-// They are started by one exec and live on after it in the background (the runtime's exec does
-// not wait for them); each runs in its own session, with its output in a log under `desktopDir`.
+// resolution, openbox, x11vnc on the sandbox's loopback and Chromium with its DevTools port; and
+// around them (session.ts) the session bus, the accessibility bus and the tint2 panel. They are
+// started by one exec and live on after it in the background (the runtime's exec does not wait
+// for them); each runs in its own session, with its output in a log under `desktopDir`. The
+// apps the panel starts (terminal, editor, file manager) are the panel's children.
 //
-// Every desktop process, and all they start (Chromium's helpers daemonize), carries the
-// variable ORRERY_DESKTOP, so stop finds them all in /proc whatever their parent became. What
-// the desktop is (size, ports, browser) is kept in the sandbox, `state.json` beside a list of
-// its four processes, so a restarted API finds it; it counts as running only while those four
-// live (a restarted or forked sandbox keeps the files, not the processes).
+// Every desktop process, and all they start (Chromium's helpers daemonize, the buses' services
+// are activated), carries the variable ORRERY_DESKTOP, so stop finds them all in /proc whatever
+// their parent became. What the desktop is (size, ports, browser) is kept in the sandbox,
+// `state.json` beside a list of its four processes (display, window manager, VNC, browser), so a
+// restarted API finds it; it counts as running only while those four live (a restarted or
+// forked sandbox keeps the files, not the processes). The panel and the buses are not waited
+// for: the browser is ready before the panel shows (about 0.2 s later), and a panel that died
+// leaves a desktop that still works.
 
 /** Fixed ports: each sandbox has its own network namespace, so they never collide. */
 export const desktopPorts = { vnc: 5900, devtools: 9222 } as const;
@@ -45,7 +51,7 @@ export function chromiumArgs(size: ScreenSize): string[] {
     '--test-type',
     '--hide-crash-restore-bubble',
     '--window-position=0,0',
-    `--window-size=${size.width},${size.height}`,
+    `--window-size=${workArea(size).width},${workArea(size).height}`,
     'about:blank',
   ];
 }
@@ -64,44 +70,68 @@ export function xvfbArgs(size: ScreenSize): string[] {
 const displayNumber = display.slice(1);
 
 /**
- * Openbox's settings: normal windows fill the screen without a frame or border (the browser's
- * own tab strip is its title bar), so the screen is the browser window, pixel for pixel.
+ * Kills every process marked ORRERY_DESKTOP (TERM, then KILL after 3 s) and forgets the desktop.
+ * The browser's main process writes its title over its environment and its arguments (one
+ * string then), so it is known by its profile's flag in them instead (spelled through a variable,
+ * so this script's own command line does not match); one that stopped itself on the way out
+ * (seen when its crash handler ended first) is continued, so the TERM reaches it.
  */
-export const openboxConfig = `<?xml version="1.0" encoding="UTF-8"?>
-<openbox_config xmlns="http://openbox.org/3.4/rc">
-  <theme><keepBorder>no</keepBorder></theme>
-  <desktops><number>1</number></desktops>
-  <applications>
-    <application class="*" type="normal"><decor>no</decor><maximized>yes</maximized></application>
-  </applications>
-</openbox_config>`;
-
-/** Kills every process marked ORRERY_DESKTOP (TERM, then KILL after 3 s) and forgets the desktop. */
 const stopScript = `
 d=${desktopDir}
-marked() { for p in /proc/[0-9]*; do grep -qz '^ORRERY_DESKTOP=' "$p/environ" 2>/dev/null && echo "\${p#/proc/}"; done; }
+profile="--user-data-dir=$d/chromium"
+marked() {
+  for p in /proc/[0-9]*; do
+    { grep -qz '^ORRERY_DESKTOP=' "$p/environ" || grep -qzF -- "$profile" "$p/cmdline"; } 2>/dev/null && echo "\${p#/proc/}"
+  done
+}
 pids=$(marked)
 if [ -n "$pids" ]; then
-  kill -TERM $pids 2>/dev/null
-  for i in $(seq 30); do [ -z "$(marked)" ] && break; sleep 0.1; done
+  kill -TERM $pids 2>/dev/null; kill -CONT $pids 2>/dev/null
+  # dbus-launch's babysitter ignores TERM (it waits for the display to go, which it misses).
+  for p in $pids; do [ "$(cat /proc/$p/comm 2>/dev/null)" = dbus-launch ] && kill -KILL $p 2>/dev/null; done
+  # A service the buses start meanwhile is marked too, and gets its TERM on the next turn.
+  for i in $(seq 30); do pids=$(marked); [ -z "$pids" ] && break; kill -TERM $pids 2>/dev/null; sleep 0.1; done
   pids=$(marked); [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+  # Gone, not only killed: a dying browser still holds its DevTools port.
+  for i in $(seq 30); do [ -z "$(marked)" ] && break; sleep 0.1; done
 fi
 rm -f "$d/state.json" "$d/pids" "$d/keymap-bound" /tmp/.X${displayNumber}-lock /tmp/.X11-unix/X${displayNumber} "$d"/chromium/Singleton*
 true`;
 
+/** A file written by the start script, in `desktopDir`. */
+function writeFile(path: string, contents: string): string {
+  return `cat > ${quote(path)} <<'ORRERY_EOF'\n${contents}\nORRERY_EOF`;
+}
+
 /**
- * Starts the four processes and waits for each to be usable: the display answers, x11vnc
- * listens, the browser's DevTools listen and its window is shown. Prints the DevTools path.
- * $1: seconds to wait in all; $2: a marker for ORRERY_DESKTOP; then the argv of each process.
+ * Starts the processes and waits for the four the spec needs to be usable: the display answers,
+ * x11vnc listens, the browser's DevTools listen and its window is shown. Prints the DevTools path.
+ * The session bus (`dbus-launch`, registered on the display so any app started with DISPLAY=:1
+ * finds it), the accessibility bus and the panel start beside them and are not waited for.
  */
 function startScript(size: ScreenSize, seconds: number, marker: string): string {
+  const files = [
+    writeFile('openbox.xml', openboxConfig),
+    writeFile('tint2rc', tint2Config()),
+    'mkdir -p applications xdg/xfce4/xfconf/xfce-perchannel-xml',
+    ...Object.entries(launcherEntries(chromiumArgs(size))).map(([name, entry]) =>
+      writeFile(`applications/${name}`, entry),
+    ),
+    ...Object.entries(xfconfDefaults).map(([name, xml]) =>
+      writeFile(`xdg/xfce4/xfconf/xfce-perchannel-xml/${name}`, xml),
+    ),
+  ];
   const steps = [
     `start Xvfb ${shellWords(xvfbArgs(size))}`,
+    ...files,
     'until xdotool getdisplaygeometry >/dev/null 2>&1; do waiting "the X display"; done',
-    `cat > openbox.xml <<'EOF'\n${openboxConfig}\nEOF`,
+    // Apps started from the panel or by exec with DISPLAY=:1 find this bus through the display.
+    `dbus-uuidgen --ensure 2>/dev/null; eval "$(dbus-launch --autolaunch="$(dbus-uuidgen --get)" --sh-syntax --close-stderr 2>/dev/null)" || true`,
     `start openbox openbox --config-file ${desktopDir}/openbox.xml`,
     `start x11vnc ${shellWords(x11vncArgs())}`,
     `start chromium ${shellWords(chromiumArgs(size))}`,
+    'beside at-spi /usr/libexec/at-spi-bus-launcher --launch-immediately',
+    `beside tint2 tint2 -c ${desktopDir}/tint2rc`,
     `until grep -q '^PORT=${desktopPorts.vnc}' x11vnc.log; do waiting x11vnc; done`,
     "until grep -q '^DevTools listening on ws://' chromium.log; do waiting 'the browser'; done",
     'until xdotool search --onlyvisible --class chromium >/dev/null 2>&1; do waiting "the browser window"; done',
@@ -112,8 +142,10 @@ function startScript(size: ScreenSize, seconds: number, marker: string): string 
 set -u
 d=${desktopDir}; end=$(( $(date +%s) + ${seconds} ))
 mkdir -p "$d" /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix && cd "$d" && : > pids.new || exit 1
-export ORRERY_DESKTOP=${marker}
-start() { name=$1; shift; setsid "$@" </dev/null >"$name.log" 2>&1 & echo "$name $!" >> pids.new; }
+export ORRERY_DESKTOP=${marker} XDG_CONFIG_DIRS="$d/xdg:/etc/xdg"
+# Started from /root, so a terminal opened from the panel or by a key starts there.
+start() { name=$1; shift; (cd /root && exec setsid "$@" </dev/null >"$d/$name.log" 2>&1) & echo "$name $!" >> pids.new; }
+beside() { name=$1; shift; (cd /root && exec setsid "$@" </dev/null >"$d/$name.log" 2>&1) & }
 # Alive and not a zombie: right after start the process may still be \`setsid\` before its exec,
 # so its name is no test yet.
 alive() { state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ]; }

@@ -210,6 +210,6 @@ describe('a desktop at the default resolution', () => {
     expect((await refusal(tree(given))).code).toBe('no_desktop');
     expect((await refusal(desktop.connectVnc(id))).code).toBe('no_desktop');
     const { result } = await runtime.exec(id, 'ps -e -o comm=');
-    expect(result.stdout).not.toMatch(/Xvfb|x11vnc|openbox|chromium|chrome_crashpad/);
+    expect(result.stdout).not.toMatch(/Xvfb|x11vnc|openbox|chromium|chrome_crashpad|tint2|dbus|at-spi/);
   });
 });

@@ -6,8 +6,9 @@ import { givenRuntime, sandboxId } from '../sandboxes-runtime/given.ts';
 import { colours, testPage } from './page.ts';
 import { type Box, decodePng, findColour, type Image, type Rgb } from './png.ts';
 
-// A real sandbox with a real desktop (Xvfb, openbox, x11vnc, Chromium) for one test file, and
-// the test page (page.ts) served from inside it: a sandbox never reaches the host's services.
+// A real sandbox with a real desktop (Xvfb, openbox, x11vnc, Chromium, the panel) for one test
+// file, and the test page (page.ts) served from inside it: a sandbox never reaches the host's
+// services.
 
 export { prepareTimeoutMs, refusal } from '../sandboxes-runtime/given.ts';
 export { colours, testPage } from './page.ts';

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { regionOutputSize } from '../../../domain/sandboxes/screen-geometry.ts';
 import type { DesktopInfo } from '../../../sandbox-runtime/desktop/index.ts';
+import { panelHeight } from '../../../sandbox-runtime/desktop/session.ts';
 import { givenDesktop, prepareTimeoutMs, refusal } from './given.ts';
 import { decodePng } from './png.ts';
 
 // Resolutions (spec, "Desktop methods": `start({ resolution? })`, width 320 to 1920, height 240
-// to 1080): the screen, the screenshot and the browser's window take the size asked; a desktop
-// of the same size is kept, another size restarts it. And what is not a desktop: a fork, a
-// stopped sandbox.
+// to 1080): the screen, the screenshot and the browser's window (above the panel) take the size
+// asked; a desktop of the same size is kept, another size restarts it. And what is not a
+// desktop: a fork, a stopped sandbox.
 
 const given = givenDesktop('resolution');
 const { runtime, desktop, id } = given;
@@ -35,7 +36,8 @@ describe('desktop resolutions', () => {
       'xdotool search --onlyvisible --class chromium getwindowgeometry --shell | grep -E "^(WIDTH|HEIGHT)="',
       { env: { DISPLAY: ':1' } },
     );
-    expect(window.result.stdout).toContain('WIDTH=800\nHEIGHT=600');
+    // The browser's window fills the screen above the panel (session.ts), at its top left.
+    expect(window.result.stdout).toContain(`WIDTH=800\nHEIGHT=${600 - panelHeight}`);
   });
 
   it('keeps a running desktop of the same size, and restarts one asked at another size', async () => {

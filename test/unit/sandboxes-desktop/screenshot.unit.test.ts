@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chromiumArgs, x11vncArgs, xvfbArgs } from '../../../sandbox-runtime/desktop/processes.ts';
 import { importArgs, pngSize } from '../../../sandbox-runtime/desktop/screenshot.ts';
+import { panelHeight } from '../../../sandbox-runtime/desktop/session.ts';
 
 // What the desktop runs: the screenshot's ImageMagick arguments (a region cropped, then scaled
 // to `regionOutputSize` exactly), and the flags the brief and the machines ask of each process.
@@ -46,7 +47,8 @@ describe('the desktop processes', () => {
       '--disable-sync',
       '--disable-gpu',
       '--disable-dev-shm-usage',
-      '--window-size=1024,768',
+      // The screen above the panel (session.ts).
+      `--window-size=1024,${768 - panelHeight}`,
     ]) {
       expect(args).toContain(flag);
     }
