@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Config } from '../../platform/config.ts';
 import { type DebianPackage, ensureDebianPackages } from '../../platform/debian-packages.ts';
@@ -238,9 +239,11 @@ export function podmanComponent(config: Config): Component {
     daemons: [daemon],
     install() {},
     healthy,
-    async start() {
+    async start(log) {
       if (await healthy()) return;
       if (readPid(daemon) === undefined) {
+        if (forgetContainersOfAnEarlierBoot())
+          log('no podman or conmon alive: podman will refresh its containers as after a boot');
         mkdirSync(dirname(podmanSocket), { recursive: true });
         startDaemon(daemon, {
           command: 'podman',
@@ -261,6 +264,55 @@ export function podmanComponent(config: Config): Component {
         );
     },
   };
+}
+
+/** What rootful podman keeps for one boot only, and the CNI leases of its containers. */
+export interface PodmanBootState {
+  /** Podman refreshes its state, every container back to created, when this stamp is missing. */
+  aliveStamp: string;
+  lockSegment: string;
+  /** Where the CNI host-local plugin leases addresses: a folder per network, a file per address. */
+  cniLeases: string;
+  /** Processes whose life means a container may still run. */
+  holders: readonly string[];
+}
+
+export const podmanBootState: PodmanBootState = {
+  aliveStamp: '/run/libpod/alive',
+  lockSegment: '/dev/shm/libpod_lock',
+  cniLeases: '/var/lib/cni/networks',
+  holders: ['podman', 'conmon'],
+};
+
+/** Whether a process of one of these names runs on the machine (read from /proc). */
+export function processNamed(names: readonly string[]): boolean {
+  return readdirSync('/proc').some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      return names.includes(readFileSync(`/proc/${entry}/comm`, 'utf8').trim());
+    } catch {
+      return false; // gone while we looked
+    }
+  });
+}
+
+/**
+ * Podman learns of a reboot by its stamp vanishing with the tmpfs it lives on. Where /run is on
+ * disk, as on a machine restored from a snapshot, the stamp outlives every container's processes:
+ * podman then believes its dead containers run, a container joining one's network fails with
+ * "unknown FS magic", and every listing errors. With none of its holders (podman, conmon) alive no container can
+ * be running, so dropping the stamp, the locks and the leases lets podman refresh as after a boot.
+ * True when it did.
+ */
+export function forgetContainersOfAnEarlierBoot(state: PodmanBootState = podmanBootState): boolean {
+  if (!existsSync(state.aliveStamp) || processNamed(state.holders)) return false;
+  rmSync(state.aliveStamp, { force: true });
+  rmSync(state.lockSegment, { force: true });
+  // Leases of dead containers would hold their addresses until a network's range runs out.
+  for (const network of existsSync(state.cniLeases) ? readdirSync(state.cniLeases) : [])
+    for (const lease of readdirSync(join(state.cniLeases, network)).filter((name) => isIP(name) !== 0))
+      rmSync(join(state.cniLeases, network, lease), { force: true });
+  return true;
 }
 
 /** The environment testcontainers-node needs on this engine (issue 17's findings). */

@@ -1,9 +1,22 @@
+import { spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   containersConfChoice,
   containersConfText,
   decideEngine,
   type EngineFacts,
+  forgetContainersOfAnEarlierBoot,
 } from '../../../infra/containers/engine.ts';
 
 const nothing: EngineFacts = {
@@ -93,5 +106,58 @@ describe("containers.conf: written when absent or ours, never over another's", (
   it('sets runc and ulimits within what this host grants (issue 17)', () => {
     expect(containersConfText).toContain('runtime = "runc"');
     expect(containersConfText).toContain('default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]');
+  });
+});
+
+describe('forgetContainersOfAnEarlierBoot: podman state that outlived its containers', () => {
+  const machine = () => {
+    const root = mkdtempSync(join(tmpdir(), 'orrery-podman-boot-'));
+    const state = {
+      aliveStamp: join(root, 'libpod', 'alive'),
+      lockSegment: join(root, 'shm', 'libpod_lock'),
+      cniLeases: join(root, 'cni'),
+      holders: [`conmon-${process.pid}`.slice(0, 15)],
+    };
+    for (const file of [
+      state.aliveStamp,
+      state.lockSegment,
+      join(state.cniLeases, 'podman', '10.88.0.7'),
+      join(state.cniLeases, 'podman', 'last_reserved_ip.0'),
+      join(state.cniLeases, 'podman', 'lock'),
+    ]) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, '');
+    }
+    return state;
+  };
+
+  it('drops the stamp, the locks and every lease when no holder is alive', () => {
+    const state = machine();
+    expect(forgetContainersOfAnEarlierBoot(state)).toBe(true);
+    expect(existsSync(state.aliveStamp)).toBe(false);
+    expect(existsSync(state.lockSegment)).toBe(false);
+    expect(readdirSync(join(state.cniLeases, 'podman')).sort()).toEqual(['last_reserved_ip.0', 'lock']);
+  });
+
+  it('leaves everything while a holder runs, since its containers may be alive', async () => {
+    const state = machine();
+    const holder = join(dirname(state.cniLeases), state.holders[0]);
+    copyFileSync('/bin/sleep', holder);
+    const running = spawn(holder, ['30'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => running.once('spawn', resolve));
+      expect(forgetContainersOfAnEarlierBoot(state)).toBe(false);
+      expect(existsSync(state.aliveStamp)).toBe(true);
+      expect(existsSync(join(state.cniLeases, 'podman', '10.88.0.7'))).toBe(true);
+    } finally {
+      running.kill();
+    }
+  });
+
+  it('does nothing where podman never ran this boot or before', () => {
+    const state = machine();
+    rmSync(state.aliveStamp);
+    expect(forgetContainersOfAnEarlierBoot(state)).toBe(false);
+    expect(existsSync(join(state.cniLeases, 'podman', '10.88.0.7'))).toBe(true);
   });
 });
