@@ -110,13 +110,15 @@ describe("containers.conf: written when absent or ours, never over another's", (
 });
 
 describe('forgetContainersOfAnEarlierBoot: podman state that outlived its containers', () => {
+  // A process of this name stands for conmon: /proc shows the first 15 bytes of a program's name.
+  const holderName = `conmon-${process.pid}`.slice(0, 15);
   const machine = () => {
     const root = mkdtempSync(join(tmpdir(), 'orrery-podman-boot-'));
     const state = {
       aliveStamp: join(root, 'libpod', 'alive'),
       lockSegment: join(root, 'shm', 'libpod_lock'),
       cniLeases: join(root, 'cni'),
-      holders: [`conmon-${process.pid}`.slice(0, 15)],
+      holders: [holderName],
     };
     for (const file of [
       state.aliveStamp,
@@ -141,7 +143,7 @@ describe('forgetContainersOfAnEarlierBoot: podman state that outlived its contai
 
   it('leaves everything while a holder runs, since its containers may be alive', async () => {
     const state = machine();
-    const holder = join(dirname(state.cniLeases), state.holders[0]);
+    const holder = join(dirname(state.cniLeases), holderName);
     copyFileSync('/bin/sleep', holder);
     const running = spawn(holder, ['30'], { stdio: 'ignore' });
     try {
