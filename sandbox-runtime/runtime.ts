@@ -6,6 +6,7 @@ import { invalidRequest, SandboxError } from '../domain/sandboxes/errors.ts';
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import { defaultNetwork, type NetworkPolicy } from '../domain/sandboxes/network.ts';
 import type { Config } from '../platform/config.ts';
+import { type CgroupMoves, favorCgroupMoves } from './cgroup-moves.ts';
 import { canFreeze, createCgroups, discoverCgroups, planCgroups } from './cgroups.ts';
 import { builtConfinement, confinementFiles } from './confine.ts';
 import {
@@ -110,6 +111,8 @@ interface Host {
   /** Why layers get no disk quota on this host (sandbox-fs.ts), or undefined: they do. */
   diskRefused: string | undefined;
   cgroups: ReturnType<typeof discoverCgroups>;
+  /** Whether moving a process into a sandbox's cgroups skips the kernel's grace period (cgroup-moves.ts). */
+  cgroupMoves: CgroupMoves;
   /** Whether lxcfs served sandboxes' /proc views when the runtime prepared (each init asks again). */
   procViews: ProcViews;
   /** The helper that shows each sandbox its files in its own id range, or why ranges are shared. */
@@ -170,6 +173,9 @@ export class SandboxRuntime {
         this.options.disk === 'unlimited'
           ? "turned off by the runtime's options"
           : diskImagesRefused(this.dir);
+      const cgroupMoves = await favorCgroupMoves();
+      if (!cgroupMoves.favored)
+        this.log(`a fork bomb in a sandbox will slow the host's forks: ${cgroupMoves.reason}`);
       const procViews = await this.steps.procViews();
       if (!procViews.applied) this.log(`sandboxes will see the host's /proc: ${procViews.reason}`);
       const helper = join(confinement, confinementFiles.idmapMount);
@@ -184,6 +190,7 @@ export class SandboxRuntime {
         filesystem: overlay ? 'overlay' : 'copy',
         diskRefused,
         cgroups: discoverCgroups(),
+        cgroupMoves,
         procViews,
         idmap: idmapRefusal === undefined ? { helper } : { refused: idmapRefusal },
       };

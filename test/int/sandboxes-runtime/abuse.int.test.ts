@@ -62,6 +62,15 @@ function stackProcesses(): Map<string, string> {
   return found;
 }
 
+describe("the host's cgroup moves", () => {
+  it('skip the grace period that would let a fork bomb hold back every fork on the host', async () => {
+    const host = await runtime.prepare();
+    expect(host.cgroupMoves).toMatchObject({ favored: true });
+    const mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
+    expect(mountinfo).toMatch(/ - cgroup2 \S+ \S*favordynmods/);
+  });
+});
+
 describe("a sandbox's disk bandwidth", () => {
   it('is bounded on its own loop device, writeback included, and the bound goes with the sandbox', async () => {
     const diskIo = status.limits.diskIo;
