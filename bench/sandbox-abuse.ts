@@ -56,6 +56,7 @@ function abuseEvidence(id: string): string {
   return (
     `tasks ${read('pids', 'pids.current')} of ${read('pids', 'pids.max')}, ` +
     `throttled ${field(read('cpu', 'cpu.stat'), 'nr_throttled')} periods, ` +
+    `idle CPU priority ${read('cpu', 'cpu.idle') === '1' ? 'on' : 'off'}, ` +
     `OOM kills ${field(read('memory', 'memory.oom_control'), 'oom_kill')}`
   );
 }

@@ -156,7 +156,9 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
   });
 
   let idle: IdleJob | undefined;
+  let runaways: { stop(): void } | undefined;
   app.addHook('onReady', async () => {
+    runaways = deps.runtime.watchRunaways();
     if (deps.idleCheckMs)
       idle = startIdleJob({
         hostId: deps.hostId,
@@ -181,6 +183,7 @@ export async function buildSandboxHost(deps: SandboxHostDeps): Promise<SandboxHo
   });
   app.addHook('preClose', async () => {
     idle?.stop();
+    runaways?.stop();
     screens.closeAll();
     await runner.shutdown();
     await templates.settled();

@@ -48,6 +48,7 @@ import { connectPort, forwardPort } from './ports.ts';
 import { defaultProcViewsDir, type ProcViews, procViewsOf } from './proc-views.ts';
 import { initAlive } from './process-tree.ts';
 import { builtRootfs, defaultRootfsCache } from './rootfs.ts';
+import { RunawayWatch, type RunawayWatchOptions } from './runaway.ts';
 import {
   copyFilesystem,
   copyLayer,
@@ -514,6 +515,28 @@ export class SandboxRuntime {
     });
     const start = Number.parseInt(this.group.slice('orrery-'.length), 16);
     return { applied: true, outside: freeRange(taken, start), idmapMount: host.idmap.helper };
+  }
+
+  /**
+   * Looks every `intervalMs` for sandboxes whose task limit refuses forks and runs them at idle
+   * CPU priority meanwhile (runaway.ts). The sandbox host starts it with the runtime.
+   */
+  watchRunaways(options: RunawayWatchOptions & { intervalMs?: number } = {}): {
+    watch: RunawayWatch;
+    stop(): void;
+  } {
+    const watch = new RunawayWatch({ log: this.log, ...options });
+    const running = (id: string): SandboxRecord[] => {
+      try {
+        const record = readRecord(this.layout(id));
+        return record && !record.destroying && record.desired === 'running' && record.init ? [record] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    };
+    const timer = setInterval(() => watch.look(this.ids().flatMap(running)), options.intervalMs ?? 250);
+    timer.unref();
+    return { watch, stop: () => clearInterval(timer) };
   }
 
   /** The record of a sandbox that must run now: `not_running` when stopped, restarted if it died. */

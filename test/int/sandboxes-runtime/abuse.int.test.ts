@@ -20,21 +20,25 @@ const abuser = sandboxId('abuser');
 const bystander = sandboxId('bystander');
 let platform: TestPlatform;
 let status: SandboxStatus;
+let bystanderStatus: SandboxStatus;
+// As the sandbox host runs it, with a calm period short enough to see the sandbox turn back.
+const runaways = runtime.watchRunaways({ intervalMs: 50, calmMs: 1000 });
 
 beforeAll(async () => {
   platform = await startTestPlatform({ consumers: true });
   await runtime.prepare();
   status = await runtime.create(abuser, { size: 'small' });
-  await runtime.create(bystander, { size: 'small' });
+  bystanderStatus = await runtime.create(bystander, { size: 'small' });
 }, prepareTimeoutMs);
 afterAll(async () => {
+  runaways.stop();
   await cleanup();
   await platform.stop();
 });
 
 /** A v1 cgroup file of the abuser's, where its size's limit was written (status().limits). */
-function cgroupFile(controller: 'memory' | 'cpu', file: string): string {
-  const limit = status.limits[controller];
+function cgroupFile(controller: 'memory' | 'cpu', file: string, of = status): string {
+  const limit = of.limits[controller];
   if (!limit?.applied) throw new Error(`no ${controller} limit here: ${JSON.stringify(limit)}`);
   return readFileSync(join(limit.dir, file), 'utf8');
 }
@@ -116,6 +120,10 @@ describe('a sandbox abused in every way at once', () => {
     const [allocated, filled] = await Promise.all([allocation, fill]);
     await runtime.exec(abuser, forkBombCommand);
     await untilAtLimit(tasksOf(status));
+    // Its limit refusing forks, the abuser runs at idle priority: everything else preempts it.
+    await expect.poll(() => cgroupFile('cpu', 'cpu.idle').trim(), { interval: 20, timeout: 5000 }).toBe('1');
+    expect(runaways.watch.isIdle(abuser)).toBe(true);
+    expect(cgroupFile('cpu', 'cpu.idle', bystanderStatus).trim()).toBe('0');
 
     // Meanwhile the other sandbox and the OTLP endpoint answer, every time.
     for (let round = 0; round < 20; round += 1) {
@@ -147,5 +155,8 @@ describe('a sandbox abused in every way at once', () => {
     // And the abuser itself is not lost: a restart ends it all and keeps its files.
     await runtime.restart(abuser);
     expect((await runtime.exec(abuser, 'ls -s /root/fill | cut -d" " -f1')).result.exit_code).toBe(0);
+    // Calm again, it runs at its normal priority.
+    await expect.poll(() => runaways.watch.isIdle(abuser), { interval: 50, timeout: 10_000 }).toBe(false);
+    expect(cgroupFile('cpu', 'cpu.idle').trim()).toBe('0');
   }, 600_000);
 });
