@@ -5,8 +5,8 @@ import type { Readable } from 'node:stream';
 import ipaddr from 'ipaddr.js';
 import { alwaysDenied, type NetworkPolicy, type NetworkRule, rulesOf } from '../domain/sandboxes/network.ts';
 import { joinDirs } from './cgroups.ts';
-import { hostEnv, hostProgram, processLives, processStartTime } from './host.ts';
-import { joinCgroupsArgv, signalGroup } from './process-tree.ts';
+import { hostEnv, hostProgram, processLives } from './host.ts';
+import { joinCgroupsArgv, signalGroup, startedOrKilled } from './process-tree.ts';
 import type { SandboxRecord } from './state.ts';
 
 // A sandbox's way out (issue 48). Its network namespace has only loopback until slirp4netns, a
@@ -110,21 +110,16 @@ async function startSlirp(record: SandboxRecord, settings: EgressSettings): Prom
     env: hostEnv,
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
   });
-  try {
-    await ready(child, record.id);
-    const pid = child.pid;
-    const startTime = pid === undefined ? undefined : processStartTime(pid);
-    if (pid === undefined || startTime === undefined)
-      throw new Error(`slirp4netns for sandbox ${record.id} exited`);
-    return { pid, startTime };
-  } catch (error) {
-    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-    throw error;
-  } finally {
-    (child.stdio[3] as Readable | null)?.destroy();
-    (child.stdio[2] as Readable | null)?.destroy();
-    child.unref();
-  }
+  const exited = `slirp4netns for sandbox ${record.id} exited`;
+  return startedOrKilled(
+    child,
+    async () => {
+      await ready(child, record.id);
+      if (child.pid === undefined) throw new Error(exited);
+      return child.pid;
+    },
+    exited,
+  );
 }
 
 /** slirp4netns writes `1` on its ready fd once the tap is configured in the sandbox. */

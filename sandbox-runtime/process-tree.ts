@@ -136,17 +136,37 @@ async function launch(
   });
   closeSync(log);
   if (program !== undefined) closeSync(program);
+  return startedOrKilled(
+    child,
+    async () => {
+      const pid = await sandboxPid(child, layout);
+      await running(pid, layout);
+      return pid;
+    },
+    `the sandbox's init exited at once; read ${layout.log}`,
+  );
+}
+
+/**
+ * A detached host process (an init, a sandbox's network) once it says it is ready: the pid
+ * `started` names, with its start time. Where it never does, or is gone by then, its whole group
+ * is killed and the error thrown. The pipes it was read through are closed either way.
+ */
+export async function startedOrKilled(
+  child: ChildProcess,
+  started: () => Promise<number>,
+  exited: string,
+): Promise<{ pid: number; startTime: string }> {
   try {
-    const pid = await sandboxPid(child, layout);
-    await running(pid, layout);
+    const pid = await started();
     const startTime = processStartTime(pid);
-    if (startTime === undefined) throw new Error(`the sandbox's init exited at once; read ${layout.log}`);
+    if (startTime === undefined) throw new Error(exited);
     return { pid, startTime };
   } catch (error) {
     if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     throw error;
   } finally {
-    (child.stdio[3] as Readable | null)?.destroy();
+    for (const pipe of child.stdio.slice(1)) (pipe as Readable | null)?.destroy();
     child.unref();
   }
 }
