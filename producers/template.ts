@@ -3,8 +3,8 @@ import { decide, type TemplateCommand, type TemplateCommandBody } from '../domai
 import type { TemplateEvent } from '../domain/templates/events.ts';
 import { evolve, type Template } from '../domain/templates/template.ts';
 import { templateEventToWire } from '../schemas/events/template-mapping.ts';
+import { type CommandStream, type RecordDeps, recordCommand } from './command-shell.ts';
 import type { EventProducer } from './producer.ts';
-import { ReadModelBehind } from './sandbox.ts';
 
 /** Template events are keyed by template, so one template's history stays in order on one partition. */
 export function publishTemplateEvents(producer: EventProducer, events: TemplateEvent[]): Promise<void> {
@@ -20,13 +20,14 @@ export interface VersionedTemplate {
   version: number;
 }
 
-export interface TemplateRecordDeps {
-  producer: EventProducer;
-  /** The read model (stores/templates.ts): true once it has applied `version` events to the template. */
-  readModel: { waitForVersion(templateId: string, version: number, timeoutMs: number): Promise<boolean> };
-  /** How long to wait for it before ReadModelBehind (503). */
-  timeoutMs: number;
-}
+const templateStream: CommandStream<TemplateCommand, Template, TemplateEvent> = {
+  readModel: 'template',
+  decide,
+  evolve,
+  publish: publishTemplateEvents,
+  streamOf: (event) => event.templateId,
+  idOf: (template) => template.id,
+};
 
 /** A command on template `templateId` of `orgId`, with a fresh event id and the given time. */
 export function templateCommand(
@@ -44,26 +45,20 @@ export function templateCommand(
 }
 
 /**
- * The way a template's change is recorded, as a sandbox's is (producers/sandbox.ts
- * recordSandboxCommand): decide `command` on `loaded`, publish what it decides, wait until the read
- * model shows it, and answer the evolved state. The caller holds whatever makes it the one writer
- * of the template (the host that keeps it, under the template's lock).
+ * The way a template's change is recorded, through the command shell (command-shell.ts), as a
+ * sandbox's is. The caller holds whatever makes it the one writer of the template (the host that
+ * keeps it, under the template's lock).
  */
 export async function recordTemplateCommand(
-  deps: TemplateRecordDeps,
+  deps: RecordDeps,
   command: TemplateCommand,
   loaded: VersionedTemplate | undefined,
 ): Promise<VersionedTemplate> {
-  const events = decide(command, loaded?.template);
-  if (events.length === 0) {
-    if (!loaded) throw new Error(`${command.type} decided nothing for an unknown template`);
-    return loaded;
-  }
-  await publishTemplateEvents(deps.producer, events);
-  const template = events.reduce(evolve, loaded?.template);
-  if (!template) throw new Error(`${command.type} left no template`);
-  const version = (loaded?.version ?? 0) + events.length;
-  if (!(await deps.readModel.waitForVersion(command.templateId, version, deps.timeoutMs)))
-    throw new ReadModelBehind(command.templateId, 'template');
-  return { template, version };
+  const recorded = await recordCommand(
+    templateStream,
+    deps,
+    command,
+    loaded && { state: loaded.template, version: loaded.version },
+  );
+  return { template: recorded.state, version: recorded.version };
 }

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RunError } from '../domain/runs/errors.ts';
 import { changeNotRecordedMessage, SandboxError } from '../domain/sandboxes/errors.ts';
+import { ReadModelBehind } from '../producers/command-shell.ts';
 import { PublishFailed } from '../producers/producer.ts';
-import { ReadModelBehind } from '../producers/sandbox.ts';
 import { NoRoom } from './room.ts';
 
 // What a host answers when it refuses: the public error body `{ error: { code, message, param? } }`

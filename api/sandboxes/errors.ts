@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { changeNotRecordedMessage, SandboxError } from '../../domain/sandboxes/errors.ts';
 import { fileSizeLimitBytes } from '../../domain/sandboxes/requests.ts';
+import { ReadModelBehind } from '../../producers/command-shell.ts';
 import { PublishFailed } from '../../producers/producer.ts';
-import { ReadModelBehind } from '../../producers/sandbox.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 
 // The sandbox surface's errors: the spec's table (domain/sandboxes/errors.ts) written through the

@@ -1,4 +1,5 @@
 import { centsOfMicrodollars, hardwareMicrodollarsPerSecond } from '../billing/price.ts';
+import type { CommandBody } from '../command-body.ts';
 import type { SandboxSize } from '../sandboxes/events.ts';
 import { RunError } from './errors.ts';
 import type { Actor, OutputStream, Placement, RunEvent } from './events.ts';
@@ -49,11 +50,7 @@ export type RunCommand =
   | (CommandMeta & { type: 'ReachCeiling' });
 
 /** A command without what the shell adds (ids, org, time), one per kind. */
-export type RunCommandBody = RunCommand extends infer C
-  ? C extends RunCommand
-    ? Omit<C, keyof CommandMeta>
-    : never
-  : never;
+export type RunCommandBody = CommandBody<RunCommand, CommandMeta>;
 
 const base = (command: CommandMeta) => ({
   eventId: command.eventId,

@@ -1,3 +1,4 @@
+import type { CommandBody } from '../command-body.ts';
 import { requireRunning } from '../sandboxes/decide.ts';
 import { invalidRequest, SandboxError, sandboxLost } from '../sandboxes/errors.ts';
 import type { SandboxState } from '../sandboxes/sandbox.ts';
@@ -46,11 +47,7 @@ export type TemplateCommand =
     });
 
 /** A command without what the shell adds (ids, org, time), one per kind. */
-export type TemplateCommandBody = TemplateCommand extends infer C
-  ? C extends TemplateCommand
-    ? Omit<C, keyof CommandMeta>
-    : never
-  : never;
+export type TemplateCommandBody = CommandBody<TemplateCommand, CommandMeta>;
 
 const base = (command: CommandMeta) => ({
   eventId: command.eventId,

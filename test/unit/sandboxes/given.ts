@@ -1,3 +1,4 @@
+import type { CommandBody as Body } from '../../../domain/command-body.ts';
 import { decide, type SandboxCommand } from '../../../domain/sandboxes/decide.ts';
 import { defaultNetwork } from '../../../domain/sandboxes/network.ts';
 import { evolve, initialState, type SandboxState } from '../../../domain/sandboxes/sandbox.ts';
@@ -15,8 +16,7 @@ export function meta(now: Date = t0, sandboxId = 'sbx_source'): Meta {
   return { eventId: `ev_${eventCount}`, sandboxId, orgId: 'org_1', now };
 }
 
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type CommandBody = DistributiveOmit<SandboxCommand, keyof Meta>;
+export type CommandBody = Body<SandboxCommand, Meta>;
 
 export const createCommand = (
   overrides: Partial<Extract<CommandBody, { type: 'CreateSandbox' }>> = {},
