@@ -1,30 +1,23 @@
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import { type SizeResources, sizeResources } from '../domain/sandboxes/sizes.ts';
 
-// A sandbox's size as resource limits: its cores and memory are the domain's
+// A sandbox's size as resource limits: its cores, memory and disk are the domain's
 // (domain/sandboxes/sizes.ts, which says why those numbers), and pids counts tasks (threads too):
 // Chromium alone runs a few hundred. On a host with fewer cores than a size's quota the quota does
 // not bind, which is why placement never puts such a size there (domain/sandboxes/hosts.ts).
-// diskMiB bounds the writable layer, what the sandbox adds to the shared base (which it does not
-// count): a checkout, its dependencies (a Python environment with torch takes several GB),
-// builds, the browser's profile and cache. 8 GiB for the smallest size, doubling with memory. The
-// layer is a sparse image of that size (sandbox-fs.ts): it takes on the host's disk only what
-// the sandbox writes, so the quota bounds a sandbox, not the sum over a host's sandboxes.
-// diskMBps bounds how fast it reads and writes that layer (disk-io.ts): a sandbox writing without
-// end would otherwise take the host's whole disk bandwidth, and the stack's fsyncs wait behind it.
+// The disk quota is a sparse image of that size (sandbox-fs.ts): it takes on the host's disk only
+// what the sandbox writes, so it bounds a sandbox, not the sum over a host's sandboxes; the
+// bandwidth is a throttle on its loop device (disk-io.ts).
 
 export interface Limits extends SizeResources {
   pids: number;
-  diskMiB: number;
-  /** MB/s (10^6 bytes) read and written on its layer, each way. */
-  diskMBps: number;
 }
 
 export const sizeLimits = {
-  small: { ...sizeResources.small, pids: 1024, diskMiB: 8192, diskMBps: 50 },
-  standard: { ...sizeResources.standard, pids: 2048, diskMiB: 16384, diskMBps: 100 },
-  large: { ...sizeResources.large, pids: 4096, diskMiB: 32768, diskMBps: 150 },
-  xl: { ...sizeResources.xl, pids: 8192, diskMiB: 65536, diskMBps: 200 },
+  small: { ...sizeResources.small, pids: 1024 },
+  standard: { ...sizeResources.standard, pids: 2048 },
+  large: { ...sizeResources.large, pids: 4096 },
+  xl: { ...sizeResources.xl, pids: 8192 },
 } as const satisfies Record<SandboxSize, Limits>;
 
 export const limitControllers = ['memory', 'cpu', 'pids'] as const;

@@ -3171,6 +3171,10 @@ export interface paths {
                                 /** @description whether this deployment can run the size now */
                                 available: boolean;
                                 cpus: number;
+                                /** @description MB/s (10^6 bytes) it may read and write, each way */
+                                disk_mbps: number;
+                                /** @description the most its files may add to the base filesystem */
+                                disk_mib: number;
                                 memory_mib: number;
                                 /** @description one second of the size: the least `ceiling_cents` of a run */
                                 minimum_ceiling_cents: number;

@@ -418,7 +418,7 @@ describe('--json output', () => {
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(answer.data.map((size) => size.size));
     expect(lines[0]).toMatch(
-      /^small\s+1 cpu\s+\d+ MiB\s+0\.002 cents\/s\s+7\.2 cents\/hour\s+least ceiling 0\.002 cents\s+available$/,
+      /^small\s+1 cpu\s+\d+ MiB\s+8 GiB disk\s+0\.002 cents\/s\s+7\.2 cents\/hour\s+least ceiling 0\.002 cents\s+available$/,
     );
   });
 });

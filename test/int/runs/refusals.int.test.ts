@@ -145,7 +145,7 @@ describe('refused before anything is placed or charged', () => {
 });
 
 describe('the catalog', () => {
-  it('lists each size with its cores, memory, prices and availability', async () => {
+  it('lists each size with its cores, memory, disk, prices and availability', async () => {
     const answer = await api.call('GET', '/api/catalog');
     expect(answer.statusCode).toBe(200);
     expect(answer.json().data).toEqual([
@@ -153,6 +153,8 @@ describe('the catalog', () => {
         size: 'small',
         cpus: 1,
         memory_mib: 2048,
+        disk_mib: 8192,
+        disk_mbps: 50,
         price_per_second_cents: 0.002,
         price_per_hour_cents: 7.2,
         minimum_ceiling_cents: 0.002,
@@ -162,6 +164,8 @@ describe('the catalog', () => {
         size: 'standard',
         cpus: 2,
         memory_mib: 4096,
+        disk_mib: 16384,
+        disk_mbps: 100,
         price_per_second_cents: 0.004,
         price_per_hour_cents: 14.4,
         minimum_ceiling_cents: 0.004,
@@ -171,6 +175,8 @@ describe('the catalog', () => {
         size: 'large',
         cpus: 4,
         memory_mib: 8192,
+        disk_mib: 32768,
+        disk_mbps: 150,
         price_per_second_cents: 0.008,
         price_per_hour_cents: 28.8,
         minimum_ceiling_cents: 0.008,
@@ -180,6 +186,8 @@ describe('the catalog', () => {
         size: 'xl',
         cpus: 8,
         memory_mib: 16384,
+        disk_mib: 65536,
+        disk_mbps: 200,
         price_per_second_cents: 0.016,
         price_per_hour_cents: 57.6,
         minimum_ceiling_cents: 0.016,

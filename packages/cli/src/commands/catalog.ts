@@ -4,12 +4,13 @@ import { Failure } from '../failures.ts';
 import { centsText, columns } from '../run-object.ts';
 
 // `orrery catalog`: the hardware a run may use (GET /api/catalog), one size a line, size first:
-// cores, memory, price a second and an hour, the least ceiling, and whether this deployment has it.
+// cores, memory, disk, price a second and an hour, the least ceiling, and whether this deployment has it.
 
 interface Size {
   size: string;
   cpus: number;
   memory_mib: number;
+  disk_mib: number;
   price_per_second_cents: number;
   price_per_hour_cents: number;
   minimum_ceiling_cents: number;
@@ -29,6 +30,7 @@ export async function catalog(context: Context, options: { json?: boolean }) {
       { text: size.size, paint: palette.strong },
       { text: `${size.cpus} ${size.cpus === 1 ? 'cpu' : 'cpus'}` },
       { text: `${size.memory_mib} MiB` },
+      { text: `${size.disk_mib / 1024} GiB disk` },
       { text: `${centsText(size.price_per_second_cents)}/s` },
       { text: `${centsText(size.price_per_hour_cents)}/hour` },
       { text: `least ceiling ${centsText(size.minimum_ceiling_cents)}` },
