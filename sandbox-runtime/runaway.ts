@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { limitSettings, sizeLimits } from './limits.ts';
 import { type TaskCount, taskCount } from './process-limit.ts';
 import type { SandboxRecord } from './state.ts';
 
@@ -8,9 +9,15 @@ import type { SandboxRecord } from './state.ts';
 // like this, the other tasks on that core (the platform's, another sandbox's exec) wait tens of
 // milliseconds for it, where spinning loops under the same quota cost them a few (issue 48,
 // bench/sandbox-abuse.ts). So a sandbox whose limit is refusing forks runs at idle CPU priority
-// (the kernel's `cpu.idle`, cgroup v1 and v2): every other task preempts it at once, and it keeps
-// whatever CPU is left, up to its quota. Once no fork has been refused for `calmMs` it runs as
-// before. Nothing is killed and nothing it holds changes; the runtime's log says when it turns.
+// (the kernel's `cpu.idle`, cgroup v1 and v2): every other task preempts it at once, except in
+// the midst of a fork in the kernel, which this kernel does not preempt; so its quota also drops
+// to a quarter of its size's, which makes those moments four times rarer. Once no fork has been
+// refused for `calmMs` it runs as before. Nothing is killed and nothing it holds changes; the
+// runtime's log says when it turns. A sandbox whose forks fail is broken already: a build at its
+// task limit loses nothing it had.
+
+/** The share of its size's cores a sandbox keeps while its task limit refuses forks. */
+export const runawayCpuShare = 0.25;
 
 /** What the watch remembers of one sandbox between looks. */
 export interface RunawayState {
@@ -93,19 +100,26 @@ export class RunawayWatch {
     // look takes it from the file.
     const idleNow =
       previous === undefined ? readFileSync(file, 'utf8').trim() === '1' : this.idle.has(record.id);
-    if (next.idle !== idleNow) this.setIdle(record.id, file, next.idle, count);
+    if (next.idle !== idleNow) this.setIdle(record, file, next.idle, count);
     this.states.set(record.id, next.state);
     return true;
   }
 
-  private setIdle(id: string, file: string, idle: boolean, count: TaskCount): void {
+  private setIdle(record: SandboxRecord, file: string, idle: boolean, count: TaskCount): void {
+    const { id } = record;
+    const size = sizeLimits[record.size];
+    const cpus = idle ? size.cpus * runawayCpuShare : size.cpus;
     writeFileSync(file, idle ? '1' : '0');
+    const cpu = record.limits.cpu;
+    if (cpu?.applied)
+      for (const { file: name, value } of limitSettings({ ...size, cpus }, 'cpu', cpu.version))
+        writeFileSync(join(cpu.dir, name), value);
     if (idle) this.idle.add(id);
     else this.idle.delete(id);
     this.log(
       idle
-        ? `sandbox ${id} is at its task limit (${count.max}, ${count.refused} forks refused): it runs at idle CPU priority until it calms down`
-        : `sandbox ${id} refuses no forks: it runs at its normal CPU priority again`,
+        ? `sandbox ${id} is at its task limit (${count.max}, ${count.refused} forks refused): it runs at idle CPU priority on ${cpus} of its ${size.cpus} cores until it calms down`
+        : `sandbox ${id} refuses no forks: it runs at its normal CPU priority on its ${size.cpus} cores again`,
     );
   }
 }

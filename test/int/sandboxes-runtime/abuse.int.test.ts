@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sizeLimits } from '../../../sandbox-runtime/limits.ts';
+import { cpuPeriodMicros, sizeLimits } from '../../../sandbox-runtime/limits.ts';
+import { runawayCpuShare } from '../../../sandbox-runtime/runaway.ts';
 import type { SandboxStatus } from '../../../sandbox-runtime/runtime.ts';
 import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { exportSpans, llmSpan, tracingOrg } from '../../harness/tracing.ts';
@@ -120,8 +121,9 @@ describe('a sandbox abused in every way at once', () => {
     const [allocated, filled] = await Promise.all([allocation, fill]);
     await runtime.exec(abuser, forkBombCommand);
     await untilAtLimit(tasksOf(status));
-    // Its limit refusing forks, the abuser runs at idle priority: everything else preempts it.
+    // Its limit refusing forks, the abuser runs at idle priority on a quarter of its core.
     await expect.poll(() => cgroupFile('cpu', 'cpu.idle').trim(), { interval: 20, timeout: 5000 }).toBe('1');
+    expect(cgroupFile('cpu', 'cpu.cfs_quota_us').trim()).toBe(String(runawayCpuShare * cpuPeriodMicros));
     expect(runaways.watch.isIdle(abuser)).toBe(true);
     expect(cgroupFile('cpu', 'cpu.idle', bystanderStatus).trim()).toBe('0');
 
@@ -158,5 +160,8 @@ describe('a sandbox abused in every way at once', () => {
     // Calm again, it runs at its normal priority.
     await expect.poll(() => runaways.watch.isIdle(abuser), { interval: 50, timeout: 10_000 }).toBe(false);
     expect(cgroupFile('cpu', 'cpu.idle').trim()).toBe('0');
+    expect(cgroupFile('cpu', 'cpu.cfs_quota_us').trim()).toBe(
+      String(sizeLimits.small.cpus * cpuPeriodMicros),
+    );
   }, 600_000);
 });

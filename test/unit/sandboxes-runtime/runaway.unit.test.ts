@@ -51,30 +51,35 @@ describe('RunawayWatch: the kernel flag follows the refusals', () => {
     write('pids.events', 'max 0\n');
     write('cpu.idle', `${idleFlag}\n`);
     const limit = { applied: true, version: 1, dir };
-    const record = { id, limits: { pids: limit, cpu: limit, memory: limit } } as unknown as SandboxRecord;
+    const record = {
+      id,
+      size: 'small',
+      limits: { pids: limit, cpu: limit, memory: limit },
+    } as unknown as SandboxRecord;
     return {
       record,
       refuse: (total: number) => write('pids.events', `max ${total}\n`),
       flag: () => readFileSync(join(dir, 'cpu.idle'), 'utf8').trim(),
+      quota: () => readFileSync(join(dir, 'cpu.cfs_quota_us'), 'utf8').trim(),
     };
   };
 
-  it('sets the flag while forks are refused and clears it once calm', () => {
+  it('sets the flag and a quarter of the cores while forks are refused; both go back once calm', () => {
     const abuser = sandbox('abuser', '0');
     const watch = new RunawayWatch({ calmMs: 1000 });
     watch.look([abuser.record], 0);
     abuser.refuse(40);
     watch.look([abuser.record], 100);
-    expect([abuser.flag(), watch.isIdle('abuser')]).toEqual(['1', true]);
+    expect([abuser.flag(), abuser.quota(), watch.isIdle('abuser')]).toEqual(['1', '25000', true]);
     watch.look([abuser.record], 1099);
     expect(abuser.flag()).toBe('1');
     watch.look([abuser.record], 1100);
-    expect([abuser.flag(), watch.isIdle('abuser')]).toEqual(['0', false]);
+    expect([abuser.flag(), abuser.quota(), watch.isIdle('abuser')]).toEqual(['0', '100000', false]);
   });
 
   it('clears a flag an earlier host process left set', () => {
     const left = sandbox('left', '1');
     new RunawayWatch().look([left.record], 0);
-    expect(left.flag()).toBe('0');
+    expect([left.flag(), left.quota()]).toEqual(['0', '100000']);
   });
 });
