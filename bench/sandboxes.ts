@@ -1,7 +1,9 @@
 // Sandboxes through the HTTP API, as a client package would drive them: time to a running
 // sandbox (create resolves once running), time to a ready desktop (start resolves once the
-// browser is ready), and a screenshot's round trip (PNG over HTTP), on the platform as `npm start`
-// runs it.   npx tsx bench/sandboxes.ts [--sandboxes 5] [--screenshots 30]
+// browser is ready), a screenshot's round trip (PNG over HTTP), and create from a template (a
+// snapshot of the first sandbox) against create from the base, alternated (issue 48: "as fast to
+// create"), on the platform as `npm start` runs it.
+//   npx tsx bench/sandboxes.ts [--sandboxes 5] [--screenshots 30]
 import { parseArgs } from 'node:util';
 import { createApiKey, createOrg } from '../api/admin/commands.ts';
 import { createPgPool } from '../platform/postgres.ts';
@@ -20,6 +22,7 @@ const pool = createPgPool(2);
 const producer = await createEventProducer('orrery-bench');
 const created: string[] = [];
 let key = '';
+let templateId: string | undefined;
 try {
   const org = await createOrg({ pool, producer }, 'Sandbox Bench');
   ({ key } = await createApiKey({ pool, producer }, org.orgId, ['sandboxes:write']));
@@ -56,7 +59,30 @@ try {
       shots.push(performance.now() - started);
     }
   }
-  for (const list of [toRunning, toDesktop, shots]) list.sort((a, b) => a - b);
+  // A template of the first sandbox's files, then creates from it and from the base in turn.
+  const [first] = created;
+  if (first === undefined) throw new Error('--sandboxes must be at least 1');
+  const snapshot = (await (
+    await call('POST', `/sandboxes/${first}/snapshot`, { name: `bench-${Date.now()}` })
+  ).json()) as { data: { id: string; status: string } };
+  templateId = snapshot.data.id;
+  for (let status = snapshot.data.status; status !== 'ready'; ) {
+    if (status === 'failed') throw new Error(`the snapshot ${templateId} failed`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    status = ((await (await call('GET', `/templates/${templateId}`)).json()) as { data: { status: string } })
+      .data.status;
+  }
+  const fromBase: number[] = [];
+  const fromTemplate: number[] = [];
+  for (let index = 0; index < count * 2; index += 1) {
+    const [list, body] = index % 2 === 0 ? [fromBase, {}] : [fromTemplate, { template: templateId }];
+    const started = performance.now();
+    const sandbox = (await (await call('POST', '/sandboxes', body)).json()) as { data: { id: string } };
+    list.push(performance.now() - started);
+    await call('DELETE', `/sandboxes/${sandbox.data.id}`);
+  }
+
+  for (const list of [toRunning, toDesktop, shots, fromBase, fromTemplate]) list.sort((a, b) => a - b);
   const line = (name: string, list: number[]) =>
     `  ${name}: p50 ${percentile(list, 50).toFixed(0)} ms, max ${(list.at(-1) ?? Number.NaN).toFixed(0)} ms (${list.length})`;
   console.log(machineLine());
@@ -64,6 +90,8 @@ try {
   console.log(line('create to running', toRunning));
   console.log(line('desktop start to ready', toDesktop));
   console.log(line('screenshot round trip (1280x800 PNG)', shots));
+  console.log(line('create to running, from the base', fromBase));
+  console.log(line('create to running, from a template', fromTemplate));
 } finally {
   for (const id of created) {
     await fetch(`${platform.baseUrl}/api/sandboxes/${id}`, {
@@ -71,6 +99,11 @@ try {
       headers: { authorization: `Bearer ${key}` },
     }).catch(() => undefined);
   }
+  if (templateId !== undefined)
+    await fetch(`${platform.baseUrl}/api/templates/${templateId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}` },
+    }).catch(() => undefined);
   await platform.stop();
   await producer.disconnect();
   await pool.end();
