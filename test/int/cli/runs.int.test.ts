@@ -311,7 +311,8 @@ describe('--detach', () => {
     expect(run.stderr).toContain(`orrery logs -f ${name}`);
     const id = (await api.call('GET', `/api/runs/${name}`)).json().data.id as string;
     await running(id);
-    await orrery(['stop', id]);
+    const stop = await orrery(['stop', id]);
+    expect(stop.code, stop.stderr).toBe(0);
   });
 
   it('with --json: the run as placed, as the API sent it', async () => {
@@ -326,7 +327,17 @@ describe('--detach', () => {
     });
     expect(placed).toMatchObject(unknownField);
     expect(placed.data).toMatchObject(unknownField);
-    await orrery(['stop', placed.data.id]);
+    // Stopped while it may still be starting; once the read model shows it, which under load can
+    // come after the answer (the host waits for it only so long).
+    const id = String(placed.data.id);
+    await eventually(
+      async () => ((await api.call('GET', `/api/runs/${id}`)).statusCode === 200 ? true : undefined),
+      60_000,
+      `${id} to be listed`,
+    );
+    const stop = await orrery(['stop', id]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(await status(id)).toBe('stopped');
   });
 });
 
