@@ -92,19 +92,20 @@ async function startSlirp(record: SandboxRecord, settings: EgressSettings): Prom
     initPid,
     'tap0',
   ];
-  // slirp's forwarder reads /etc/resolv.conf as it starts: in a mount namespace of its own, ours.
-  const withDns =
-    settings.resolvConf === undefined
-      ? command
-      : [
-          hostProgram('unshare'),
-          ...['--mount', '--propagation', 'private', '--', '/bin/sh', '-c'],
-          'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"',
-          'orrery-dns',
-          settings.resolvConf,
-          ...command,
-        ];
-  const argv = joinCgroupsArgv(joinDirs(record.cgroups), withDns);
+  // slirp runs in a mount namespace of its own, every mount private. Its --enable-sandbox makes
+  // only / private before it detaches the old root, so a shared mount below / (podman's and
+  // `ip netns`' /run/netns where /run is no mount of its own) would lose its submounts on the
+  // host too: every container's network namespace, at each sandbox's start. Its forwarder reads
+  // /etc/resolv.conf as it starts: where the runtime names the resolvers, ours is bound there.
+  const privateMounts = [
+    hostProgram('unshare'),
+    ...['--mount', '--propagation', 'private', '--', '/bin/sh', '-c'],
+    '[ -z "$1" ] || mount --bind "$1" /etc/resolv.conf || exit 1; shift; exec "$@"',
+    'orrery-slirp',
+    settings.resolvConf ?? '',
+    ...command,
+  ];
+  const argv = joinCgroupsArgv(joinDirs(record.cgroups), privateMounts);
   const child = spawn(argv[0]!, argv.slice(1), {
     detached: true,
     env: hostEnv,

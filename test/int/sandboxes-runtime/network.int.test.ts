@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkPolicy } from '../../../domain/sandboxes/network.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
@@ -117,6 +121,50 @@ describe('a sandbox with the open internet', () => {
     );
     expect(green.x1 - green.x0).toBeGreaterThan(500); // the page fills the window's width
     await desktop.stop(opened);
+  });
+});
+
+/** The filesystem type mounted at `path` in this process's mount namespace, if any. */
+function mountedAt(path: string): string | undefined {
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n')) {
+    const [mountFields, superFields] = line.split(' - ');
+    if (mountFields?.split(' ')[4] === path) return superFields?.split(' ')[0];
+  }
+  return undefined;
+}
+
+describe("the host's mounts", () => {
+  it("keep their submounts as a sandbox's network starts", async () => {
+    // As podman's /run/netns is on a host whose /run is no mount of its own: a shared mount with
+    // a mount below it. slirp4netns detaching its old root once unmounted that one on the host too.
+    const shared = mkdtempSync(join(tmpdir(), 'orrery-shared-mount-'));
+    const below = join(shared, 'below');
+    mkdirSync(below);
+    execFileSync('mount', ['--bind', shared, shared]);
+    try {
+      execFileSync('mount', ['--make-shared', shared]);
+      execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', below]);
+      // Without resolvers of its own, as `npm start` runs it: slirp reads the host's resolv.conf.
+      const hostDns = givenRuntime();
+      try {
+        const id = sandboxId('net-mounts');
+        await hostDns.runtime.create(id, { size: 'small', network: open });
+        expect(
+          (
+            await hostDns.runtime.exec(
+              id,
+              `python3 -c 'import socket; socket.create_connection(("${internet.site.address}", 80), timeout=3); print("connected")'`,
+            )
+          ).result.stdout.trim(),
+        ).toBe('connected');
+        expect(mountedAt(below)).toBe('tmpfs');
+      } finally {
+        await hostDns.cleanup();
+      }
+    } finally {
+      execFileSync('umount', ['--recursive', shared]);
+      rmSync(shared, { recursive: true, force: true });
+    }
   });
 });
 
