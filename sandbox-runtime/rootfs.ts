@@ -35,8 +35,11 @@ export const rootfsRecipe = {
   /** Then installed by apt: the desktop's X server, VNC, xdotool, Chromium… (desktop/packages.ts). */
   desktopPackages,
   idMap: sandboxIdMap,
-  /** 2: resolv.conf names slirp's DNS forwarder (network.ts). 3: hard-linked files shifted once. */
-  revision: 3,
+  /**
+   * 2: resolv.conf names slirp's DNS forwarder (network.ts). 3: hard-linked files shifted once.
+   * 4: font caches made after every package (packages.ts `refreshFontCaches`).
+   */
+  revision: 4,
 };
 
 const marker = '.orrery-rootfs.json';

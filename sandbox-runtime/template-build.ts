@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { refreshFontCaches } from './desktop/packages.ts';
 import type { SandboxRuntime } from './runtime.ts';
 import {
   logTail,
@@ -34,6 +35,7 @@ export function recipeSteps(recipe: TemplateRecipe): string[] {
           `${apt} update -q`,
           `${apt} install -y -q --no-install-recommends ${recipe.packages.map(quote).join(' ')}`,
           'rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb',
+          refreshFontCaches,
         ];
   return [...packages, ...recipe.run];
 }

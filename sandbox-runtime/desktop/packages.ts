@@ -32,6 +32,14 @@ const desktopPackageTable = {
 export const desktopPackages = Object.keys(desktopPackageTable).sort();
 
 /**
+ * Brings the system's font caches up to date. A package that adds fonts after apt's last
+ * fontconfig trigger (fonts-urw-base35, through ImageMagick) leaves its folder's cache stale, and
+ * then the first program in each new sandbox to use fonts (the window manager, the browser, the
+ * panel, all at once as the desktop starts) scans that folder again.
+ */
+export const refreshFontCaches = 'if command -v fc-cache >/dev/null; then fc-cache -s; fi';
+
+/**
  * Installs `packages` into the Debian tree at `root` with its own apt, chrooted, in a private
  * mount namespace (its /proc is mounted there only; nothing stays mounted on the host). Daemons
  * are kept from starting (policy-rc.d); apt's downloads are removed by rootfs.ts afterwards.
@@ -52,7 +60,7 @@ export async function installPackages(
   const policy = join(root, 'usr/sbin/policy-rc.d');
   writeFileSync(policy, '#!/bin/sh\nexit 101\n');
   chmodSync(policy, 0o755);
-  const apt = `apt-get update -q && apt-get install -y -q --no-install-recommends ${packages.join(' ')} && apt-get clean`;
+  const apt = `apt-get update -q && apt-get install -y -q --no-install-recommends ${packages.join(' ')} && apt-get clean && ${refreshFontCaches}`;
   const script =
     'mount -t proc proc "$1/proc" && exec chroot "$1" /usr/bin/env -i "$2" "$3" "$4" /bin/sh -c "$5"';
   const args = [

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessibilityNode } from '../../../domain/sandboxes/accessibility.ts';
 import { launcherCentre, panelHeight } from '../../../sandbox-runtime/desktop/session.ts';
 import { eventually } from '../../harness/platform.ts';
+import { sandboxId } from '../sandboxes-runtime/given.ts';
 import { findNode, givenDesktop, prepareTimeoutMs, refusal, sameColour, screen } from './given.ts';
 
 // The desktop beside the browser (sandbox-runtime/desktop/session.ts): a panel along the bottom
@@ -166,5 +167,21 @@ describe('the desktop beside the browser', () => {
   it('stops with everything it started, the apps too', async () => {
     await desktop.stop(id);
     expect(await processes()).not.toMatch(/tint2|xfce4-terminal|mousepad|thunar|at-spi|dbus|Xvfb|chromium/);
+  });
+});
+
+describe("the base filesystem's fonts", () => {
+  it('have current caches, so no program of a new sandbox scans a font folder as the desktop starts', async () => {
+    const fresh = sandboxId('fonts');
+    await runtime.create(fresh);
+    // fontconfig writes a folder's cache where the one it finds is stale: the first program to
+    // use fonts does, while it starts.
+    const { result } = await runtime.exec(
+      fresh,
+      'touch /tmp/mark && fc-list >/dev/null && find /var/cache/fontconfig /root/.cache/fontconfig -type f -newer /tmp/mark 2>/dev/null; fc-list | wc -l',
+    );
+    const [count, ...written] = result.stdout.trim().split('\n').reverse();
+    expect(Number(count)).toBeGreaterThan(0); // fonts are there to find
+    expect(written).toEqual([]);
   });
 });
