@@ -50,6 +50,9 @@ export function chromiumArgs(size: ScreenSize): string[] {
     // the "restore pages?" bubble after a desktop was killed rather than stopped.
     '--test-type',
     '--hide-crash-restore-bubble',
+    // The address bar's suggestions in Chromium's own views rather than web pages: those are
+    // rendered at start, in a renderer of their own, at a cost the sandbox's cores feel.
+    '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
     '--window-position=0,0',
     `--window-size=${workArea(size).width},${workArea(size).height}`,
     'about:blank',
@@ -143,19 +146,24 @@ function startScript(size: ScreenSize, seconds: number, marker: string): string 
 set -u
 d=${desktopDir}; end=$(( $(date +%s) + ${seconds} ))
 mkdir -p "$d" /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix && cd "$d" && : > pids.new || exit 1
+started=''
 export ORRERY_DESKTOP=${marker} XDG_CONFIG_DIRS="$d/xdg:/etc/xdg"
 # Started from /root, so a terminal opened from the panel or by a key starts there.
-start() { name=$1; shift; (cd /root && exec setsid "$@" </dev/null >"$d/$name.log" 2>&1) & echo "$name $!" >> pids.new; }
+start() { name=$1; shift; (cd /root && exec setsid "$@" </dev/null >"$d/$name.log" 2>&1) & echo "$name $!" >> pids.new; started="$started $name:$!"; }
 beside() { name=$1; shift; (cd /root && exec setsid "$@" </dev/null >"$d/$name.log" 2>&1) & }
+# The waits poll every 50 ms with the shell's builtins and one command, so on a sandbox's single
+# core they take little from the programs they wait for.
 # Alive and not a zombie: right after start the process may still be \`setsid\` before its exec,
-# so its name is no test yet.
-alive() { state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ]; }
+# so its name is no test yet. The state follows the name's closing parenthesis.
+alive() { { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 1; state=\${stat##*") "}; [ "\${state%% *}" != Z ]; }
+polls=0
 waiting() {
-  for line in $(cat pids.new | tr ' ' ':'); do
-    alive "\${line#*:}" || { echo "\${line%%:*} exited:" >&2; tail -n 20 "\${line%%:*}.log" >&2; exit 1; }
+  for proc in $started; do
+    alive "\${proc#*:}" || { echo "\${proc%%:*} exited:" >&2; tail -n 20 "\${proc%%:*}.log" >&2; exit 1; }
   done
-  [ "$(date +%s)" -lt "$end" ] || { echo "timed out waiting for $1" >&2; exit 1; }
-  sleep 0.1
+  polls=$((polls + 1))
+  [ $((polls % 20)) -ne 0 ] || [ "$(date +%s)" -lt "$end" ] || { echo "timed out waiting for $1" >&2; exit 1; }
+  sleep 0.05
 }
 ${steps.join('\n')}`;
 }

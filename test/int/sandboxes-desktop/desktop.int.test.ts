@@ -212,4 +212,20 @@ describe('a desktop at the default resolution', () => {
     const { result } = await runtime.exec(id, 'ps -e -o comm=');
     expect(result.stdout).not.toMatch(/Xvfb|x11vnc|openbox|chromium|chrome_crashpad|tint2|dbus|at-spi/);
   });
+
+  it('fails a start whose browser exits, with what the browser said, and leaves nothing running', async () => {
+    const broken =
+      "mv /usr/bin/chromium /usr/bin/chromium.real && printf '#!/bin/sh\\necho no display for me >&2\\nexit 3\\n' > /usr/bin/chromium && chmod +x /usr/bin/chromium";
+    expect((await runtime.exec(id, broken)).result.exit_code).toBe(0);
+    try {
+      await expect(desktop.start(id, { width: 1280, height: 800 })).rejects.toThrow(
+        /the desktop did not start: exit 1: chromium exited:\nno display for me/,
+      );
+      expect(await desktop.status(id)).toBeUndefined();
+      const { result } = await runtime.exec(id, 'ps -e -o comm=');
+      expect(result.stdout).not.toMatch(/Xvfb|x11vnc|openbox|dbus/);
+    } finally {
+      await runtime.exec(id, 'mv /usr/bin/chromium.real /usr/bin/chromium');
+    }
+  });
 });
