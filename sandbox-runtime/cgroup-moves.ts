@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { RunFailed } from '../platform/run-to-end.ts';
-import { hostProgram, runHost } from './host.ts';
+import { hostProgram, type Mount, mountTable, runHost } from './host.ts';
 
 // Every exec and file call moves a process into a sandbox's cgroups (process-tree.ts, one write
 // to `cgroup.procs` per hierarchy). Each move write-locks the kernel's one lock that every fork
@@ -17,33 +16,17 @@ export const favorFlag = 'favordynmods';
 
 export type CgroupMoves = { favored: true; mount: string } | { favored: false; reason: string };
 
-interface Cgroup2Mount {
-  mountPoint: string;
-  /** The superblock's options (`rw,nsdelegate,memory_recursiveprot`), which a remount replaces. */
-  superOptions: string[];
-}
-
-/** The host's cgroup2 mounts, from a mountinfo table (`/proc/self/mountinfo`). */
-export function cgroup2Mounts(mountinfo: string): Cgroup2Mount[] {
-  return mountinfo
-    .trim()
-    .split('\n')
-    .flatMap((line) => {
-      const [mountFields, superFields] = line.split(' - ');
-      const mountPoint = mountFields?.split(' ')[4];
-      const [fsType, , superOptions = ''] = (superFields ?? '').split(' ');
-      return fsType === 'cgroup2' && mountPoint !== undefined
-        ? [{ mountPoint, superOptions: superOptions.split(',') }]
-        : [];
-    });
+/** The host's cgroup2 mounts, from its mount table. */
+export function cgroup2Mounts(mounts: Mount[]): Mount[] {
+  return mounts.filter((mount) => mount.fsType === 'cgroup2');
 }
 
 /** The remount's options: the mount's own, plus the flag. */
-export function remountOptions(mount: Cgroup2Mount): string {
+export function remountOptions(mount: Mount): string {
   return ['remount', ...mount.superOptions.filter((option) => option !== favorFlag), favorFlag].join(',');
 }
 
-const readMounts = () => cgroup2Mounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+const readMounts = () => cgroup2Mounts(mountTable());
 
 /** Turns `favordynmods` on for the host where it is off, and says whether moves are favored. */
 export async function favorCgroupMoves(): Promise<CgroupMoves> {

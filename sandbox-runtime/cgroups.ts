@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 import { join } from 'node:path';
 import { z } from 'zod';
 import { poll } from '../platform/poll.ts';
+import { mountTable } from './host.ts';
 import { type LimitController, type Limits, limitControllers, limitSettings } from './limits.ts';
 
 // Where a sandbox's processes are counted, limited, frozen and killed. Hosts differ:
@@ -49,18 +50,13 @@ export function discoverCgroups(): HostCgroups {
     return line?.slice(2).join(':');
   };
   const host: HostCgroups = { v1: {}, v2Controllers: [] };
-  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n')) {
-    const [mountFields, superFields] = line.split(' - ');
-    const mountPoint = mountFields?.split(' ')[4];
-    const [fsType, , superOptions = ''] = (superFields ?? '').split(' ');
-    if (mountPoint === undefined) continue;
+  for (const { mountPoint, fsType, superOptions } of mountTable()) {
     if (fsType === 'cgroup2' && host.unified === undefined) {
       const path = ownPath((names) => names.length === 1 && names[0] === '');
       if (path !== undefined) host.unified = join(mountPoint, path);
     }
     if (fsType === 'cgroup') {
-      const options = superOptions.split(',');
-      for (const controller of v1Controllers.filter((name) => options.includes(name))) {
+      for (const controller of v1Controllers.filter((name) => superOptions.includes(name))) {
         const path = ownPath((names) => names.includes(controller));
         const joined = Object.values(host.v1).includes(join(mountPoint, path ?? ''));
         if (path !== undefined && !joined) host.v1[controller] ??= join(mountPoint, path);

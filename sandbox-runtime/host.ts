@@ -79,6 +79,30 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
+/** One mount of this process's mount namespace, as /proc/self/mountinfo lists it. */
+export interface Mount {
+  mountPoint: string;
+  fsType: string;
+  /** The superblock's options (`rw,nsdelegate,memory_recursiveprot`), which a remount replaces. */
+  superOptions: string[];
+}
+
+/** The mount table (`mountinfo`: this process's, unless given), in its order. */
+export function mountTable(mountinfo = readFileSync('/proc/self/mountinfo', 'utf8')): Mount[] {
+  return mountinfo
+    .trim()
+    .split('\n')
+    .flatMap((line) => {
+      // Mount fields, then after ` - ` the superblock's: type, source, options.
+      const [mountFields, superFields] = line.split(' - ');
+      const mountPoint = mountFields?.split(' ')[4];
+      const [fsType, , superOptions = ''] = (superFields ?? '').split(' ');
+      return mountPoint === undefined || fsType === undefined
+        ? []
+        : [{ mountPoint, fsType, superOptions: superOptions.split(',') }];
+    });
+}
+
 export function processName(pid: number): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();

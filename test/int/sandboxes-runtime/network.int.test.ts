@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkPolicy } from '../../../domain/sandboxes/network.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
+import { mountTable } from '../../../sandbox-runtime/host.ts';
 import { type Internet, internet, startInternet } from '../../harness/internet.ts';
 import { eventually } from '../../harness/platform.ts';
 import { decodePng, findColour } from '../sandboxes-desktop/png.ts';
@@ -126,11 +127,7 @@ describe('a sandbox with the open internet', () => {
 
 /** The filesystem type mounted at `path` in this process's mount namespace, if any. */
 function mountedAt(path: string): string | undefined {
-  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n')) {
-    const [mountFields, superFields] = line.split(' - ');
-    if (mountFields?.split(' ')[4] === path) return superFields?.split(' ')[0];
-  }
-  return undefined;
+  return mountTable().find((mount) => mount.mountPoint === path)?.fsType;
 }
 
 describe("the host's mounts", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cgroup2Mounts, remountOptions } from '../../../sandbox-runtime/cgroup-moves.ts';
+import { mountTable } from '../../../sandbox-runtime/host.ts';
 
 // A hybrid host (this VM) and a systemd host with pure cgroup v2, as /proc/self/mountinfo shows them.
 const hybrid = [
@@ -12,27 +13,35 @@ const systemd =
 
 describe('favordynmods on the host: where it goes and what the remount keeps', () => {
   it('finds the cgroup2 mount of a hybrid host, not the v1 hierarchies', () => {
-    expect(cgroup2Mounts(hybrid)).toEqual([{ mountPoint: '/sys/fs/cgroup/unified', superOptions: ['rw'] }]);
+    expect(cgroup2Mounts(mountTable(hybrid))).toEqual([
+      { mountPoint: '/sys/fs/cgroup/unified', fsType: 'cgroup2', superOptions: ['rw'] },
+    ]);
   });
 
   it("keeps the mount's own flags on the remount, since a remount replaces them all", () => {
-    const [mount] = cgroup2Mounts(systemd);
+    const [mount] = cgroup2Mounts(mountTable(systemd));
     expect(mount && remountOptions(mount)).toBe('remount,rw,nsdelegate,memory_recursiveprot,favordynmods');
   });
 
   it('names the flag once when it is there already', () => {
-    expect(remountOptions({ mountPoint: '/sys/fs/cgroup', superOptions: ['rw', 'favordynmods'] })).toBe(
-      'remount,rw,favordynmods',
-    );
+    expect(
+      remountOptions({
+        mountPoint: '/sys/fs/cgroup',
+        fsType: 'cgroup2',
+        superOptions: ['rw', 'favordynmods'],
+      }),
+    ).toBe('remount,rw,favordynmods');
   });
 
   it('finds none on a host with cgroup v1 only', () => {
     expect(
       cgroup2Mounts(
-        hybrid
-          .split('\n')
-          .filter((line) => !line.includes('cgroup2'))
-          .join('\n'),
+        mountTable(
+          hybrid
+            .split('\n')
+            .filter((line) => !line.includes('cgroup2'))
+            .join('\n'),
+        ),
       ),
     ).toEqual([]);
   });
