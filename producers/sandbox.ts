@@ -29,7 +29,8 @@ const sandboxStream: CommandStream<SandboxCommand, Sandbox, SandboxEvent> = {
   idOf: (sandbox) => sandbox.id,
 };
 
-export type CommandBody<T extends SandboxCommand['type']> = Omit<
+/** The fields of a `T` command beyond what every sandbox command carries. */
+export type SandboxCommandFields<T extends SandboxCommand['type']> = Omit<
   Extract<SandboxCommand, { type: T }>,
   'eventId' | 'sandboxId' | 'orgId' | 'now' | 'type'
 >;
@@ -39,7 +40,7 @@ export function sandboxCommand<T extends SandboxCommand['type']>(
   sandbox: Pick<Sandbox, 'id' | 'orgId'>,
   type: T,
   now: Date,
-  body?: CommandBody<T>,
+  body?: SandboxCommandFields<T>,
 ): SandboxCommand {
   return {
     ...body,

@@ -8,7 +8,7 @@ import { requireReady } from '../domain/templates/decide.ts';
 import type { Template } from '../domain/templates/template.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { EventProducer } from '../producers/producer.ts';
-import { type CommandBody, recordSandboxCommand, sandboxCommand } from '../producers/sandbox.ts';
+import { recordSandboxCommand, type SandboxCommandFields, sandboxCommand } from '../producers/sandbox.ts';
 import type { SandboxRuntime } from '../sandbox-runtime/runtime.ts';
 import type { Loaded, SandboxStore } from '../stores/sandboxes.ts';
 import type { TemplateStore } from '../stores/templates.ts';
@@ -78,7 +78,7 @@ export class SandboxCommands {
   command<T extends SandboxCommand['type']>(
     sandbox: Pick<Sandbox, 'id' | 'orgId'>,
     type: T,
-    body?: CommandBody<T>,
+    body?: SandboxCommandFields<T>,
   ): SandboxCommand {
     return sandboxCommand(sandbox, type, this.deps.now(), body);
   }
