@@ -191,7 +191,11 @@ export function startExec(
     pipes[stream].on('data', (chunk: Buffer) => options.onOutput(stream, chunk));
   const kill = async () => {
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    if (execCgroup === undefined || !(await killCgroup(execCgroup))) signalGroup(child.pid, 'SIGKILL');
+    // Its process group first: right after the start the command's shell may not have joined
+    // its cgroup yet, and a kill of the cgroup, empty then, would miss it. Then the cgroup, for
+    // what the command started in sessions of their own.
+    signalGroup(child.pid, 'SIGKILL');
+    if (execCgroup !== undefined) await killCgroup(execCgroup);
   };
   const done = new Promise<number>((resolve, reject) => {
     child.on('error', reject);

@@ -87,3 +87,21 @@ describe('exec', () => {
     expect((await refusal(runtime.exec('no-such-sandbox', 'true'))).code).toBe('not_found');
   });
 });
+
+describe('a streaming exec (runs)', () => {
+  it('killed as soon as it starts, before its shell joined the sandbox, ends with nothing left running', async () => {
+    // A run stopped the moment it starts: the kill comes while the command's shell is still on
+    // its way into the sandbox's cgroups. Several, since the moment varies.
+    for (const seconds of [301, 302, 303, 304, 305]) {
+      const exec = await runtime.startExec(id, `sleep ${seconds}`, { onOutput: () => {} });
+      await exec.kill();
+      const ended = await Promise.race([
+        exec.done,
+        new Promise<string>((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000)),
+      ]);
+      expect(ended).toBe(137); // 128 + SIGKILL
+      const { result } = await runtime.exec(id, 'ps -e -o args=');
+      expect(result.stdout).not.toContain(`sleep ${seconds}`);
+    }
+  }, 90_000);
+});
