@@ -11,6 +11,7 @@ import { recordRun, restartDelay } from './restarts.ts';
 process.env.ORRERY_SERVICE ??= 'supervisor';
 const { config } = await import('../platform/config.ts');
 const { logger } = await import('../platform/logger.ts');
+const { supervisedVariable } = await import('../platform/shutdown.ts');
 
 const { fleet } = config();
 const units = platformUnits({
@@ -35,9 +36,11 @@ let stopping = false;
 
 function start(unit: Supervised): void {
   unit.restart = undefined;
+  // The IPC channel is how a child learns that this supervisor died, even by SIGKILL
+  // (platform/shutdown.ts): it then drains and ends, rather than serve with no one to restart it.
   const child = spawn(process.execPath, [...platformNodeOptions, '--import', 'tsx', unit.entry], {
-    stdio: 'inherit',
-    env: { ...process.env, ...unit.env, ORRERY_SERVICE: unit.name },
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...unit.env, ORRERY_SERVICE: unit.name, [supervisedVariable]: '1' },
   });
   unit.child = child;
   unit.startedAt = Date.now();

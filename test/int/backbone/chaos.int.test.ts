@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Component } from '../../../infra/stack/component.ts';
 import { isAlive, readPid } from '../../../infra/stack/processes.ts';
 import { type ClickHouseClient, createClickHouse } from '../../../platform/clickhouse.ts';
+import { config } from '../../../platform/config.ts';
 import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
 import { expectKeptExactlyOnce } from '../../harness/chaos-kept.ts';
 import { type ChaosLoad, startChaosLoad } from '../../harness/chaos-load.ts';
@@ -22,7 +23,9 @@ import { freePort } from '../../harness/secure-cluster.ts';
 // Each comes back by itself while the others keep their pids; the load meets only 200s and
 // well-formed 503s with Retry-After (no 401, no 200 refusing spans in partial_success, and no
 // missing answer while the API process lives); at the end every acknowledged span (answered 200
-// with nothing refused) is stored exactly once and every answered title billed once.
+// with nothing refused) is stored exactly once and every answered title billed once. Last, the
+// supervisor itself is killed -9: its processes end by themselves (issue 49) and a new one starts
+// clean on the same ports.
 // Every wait is for what the supervisor logs or a health check or the load answers, bounded.
 
 interface LogLine {
@@ -48,6 +51,7 @@ let stack: PrivateStack;
 let model: ModelServer;
 let supervisor: ChildProcess;
 let exited: Promise<number | null>;
+let sandboxDir: string;
 let load: ChaosLoad;
 let pool: PgPool;
 let clickhouse: ClickHouseClient;
@@ -80,37 +84,8 @@ beforeAll(async () => {
   }));
   stack = await startPrivateStack('chaos', log);
   for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
-  supervisor = spawn(process.execPath, ['--import', 'tsx', 'infra/platform.ts'], {
-    env: {
-      ...process.env,
-      ...stack.environment,
-      ORRERY_API_PORT: String(ports.api),
-      ORRERY_CONSUMERS_PORT: String(ports.consumers),
-      ORRERY_JOBS_PORT: String(ports.jobs),
-      ORRERY_SANDBOX_HOST_PORT: String(ports.host),
-      ORRERY_SANDBOX_DIR: mkdtempSync(join(tmpdir(), 'orrery-chaos-sandboxes-')),
-      ORRERY_MODELS: JSON.stringify([{ name: 'chaos', writes: ['titles'], baseUrl: model.baseUrl }]),
-      ORRERY_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  exited = new Promise((resolve) => supervisor.once('exit', (code) => resolve(code)));
-  createInterface({ input: supervisor.stdout! }).on('line', (text) => {
-    let line: LogLine;
-    try {
-      line = JSON.parse(text);
-    } catch {
-      return;
-    }
-    lines.push(line);
-    // The watcher's and supervisor's warnings, and any error but librdkafka's, which it logs for
-    // each refused connection while Kafka is down.
-    const ours = line.service === 'supervisor' || line.service === 'stack';
-    if ((ours && line.level >= 40) || (line.level >= 50 && !line.msg.startsWith('kafka: ')))
-      log(
-        `${line.service}: ${line.msg}${line.reason ? ` (${line.group}, ${line.reason}: ${line.error})` : ''}`,
-      );
-  });
+  sandboxDir = mkdtempSync(join(tmpdir(), 'orrery-chaos-sandboxes-'));
+  startSupervisor();
   for (const name of ['api', 'consumers', 'jobs', 'host'] as const)
     await eventually(() => ready(name), 120_000, `${name} ready`);
   pool = createPgPool(2, stack.config.postgres.url);
@@ -134,6 +109,42 @@ beforeAll(async () => {
   );
   load = startChaosLoad({ apiUrl, key: key!, model: 'chaos', exporters: 2, titlers: 2 });
 }, 400_000);
+
+/** `npm start`'s supervisor on the private stack; its log lines (and its children's) kept in `lines`. */
+function startSupervisor(): void {
+  supervisor = spawn(process.execPath, ['--import', 'tsx', 'infra/platform.ts'], {
+    env: {
+      ...process.env,
+      ...stack.environment,
+      ORRERY_API_PORT: String(ports.api),
+      ORRERY_CONSUMERS_PORT: String(ports.consumers),
+      ORRERY_JOBS_PORT: String(ports.jobs),
+      ORRERY_SANDBOX_HOST_PORT: String(ports.host),
+      ORRERY_SANDBOX_DIR: sandboxDir,
+      ORRERY_MODELS: JSON.stringify([{ name: 'chaos', writes: ['titles'], baseUrl: model.baseUrl }]),
+      ORRERY_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const started = supervisor;
+  exited = new Promise((resolve) => started.once('exit', (code) => resolve(code)));
+  createInterface({ input: started.stdout! }).on('line', (text) => {
+    let line: LogLine;
+    try {
+      line = JSON.parse(text);
+    } catch {
+      return;
+    }
+    lines.push(line);
+    // The watcher's and supervisor's warnings, and any error but librdkafka's, which it logs for
+    // each refused connection while Kafka is down.
+    const ours = line.service === 'supervisor' || line.service === 'stack';
+    if ((ours && line.level >= 40) || (line.level >= 50 && !line.msg.startsWith('kafka: ')))
+      log(
+        `${line.service}: ${line.msg}${line.reason ? ` (${line.group}, ${line.reason}: ${line.error})` : ''}`,
+      );
+  });
+}
 
 afterAll(async () => {
   await load?.stop(Date.now());
@@ -312,6 +323,26 @@ describe('what the load met, and what was kept', () => {
 });
 
 describe('stopping', () => {
+  it('ends every process when the supervisor is killed -9, and a new supervisor starts clean', async () => {
+    const names = ['api', 'consumers', 'jobs', 'sandbox-host', 'stack'];
+    const pids = names.map((name) => lastPid(name)!);
+    supervisor.kill('SIGKILL');
+    expect(await exited).toBe(null);
+    // Each drains (the grace period at most) and ends, rather than serve with no one to restart it.
+    await eventually(
+      async () => (pids.some(isAlive) ? undefined : true),
+      config().shutdownGraceMs + 15_000,
+      'every process of the killed supervisor ended',
+    );
+    const told = lines.filter((line) => line.msg.startsWith('the supervisor is gone'));
+    expect(new Set(told.map((line) => line.service))).toEqual(new Set(names));
+    startSupervisor();
+    for (const name of ['api', 'consumers', 'jobs', 'host'] as const)
+      await eventually(() => ready(name), 120_000, `${name} ready again`);
+    expect(names.map((name) => lastPid(name))).not.toContain(undefined);
+    expect(names.map((name) => lastPid(name)).filter((pid) => pids.includes(pid!))).toEqual([]);
+  }, 240_000);
+
   it('drains every process on SIGTERM, exits 0, and leaves the stack running', async () => {
     const pids = ['api', 'consumers', 'jobs', 'sandbox-host', 'stack'].map((name) => lastPid(name)!);
     supervisor.kill('SIGTERM');
