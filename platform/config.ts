@@ -45,7 +45,8 @@ const environmentSchema = z
     ORRERY_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     // Unset: the local stack's default model (below); set, it replaces that model.
     ORRERY_MODELS: z.string().optional(),
-    ORRERY_DEFAULT_MODEL: z.enum(['on', 'off'], 'use on or off').default('on'),
+    // Unset: served only while ORRERY_MODELS is unset; `on` keeps it beside ORRERY_MODELS' list.
+    ORRERY_DEFAULT_MODEL: z.enum(['on', 'off'], 'use on or off').optional(),
     ORRERY_DEFAULT_MODEL_PORT: portNumber.default(18082),
     ORRERY_DEFAULT_MODEL_THREADS: z.coerce.number().int().min(1).max(64).default(1),
     // SmolLM2 was trained on 8,192 tokens: the spec's reduced inputs (about 12,000 characters) fit.
@@ -133,7 +134,8 @@ export function parseModels(text: string): InferenceModelConfig[] {
 /**
  * The default model (issue 13): SmolLM2-135M-Instruct, served by llama.cpp's server as a part of
  * the local stack (infra/stack/model.ts) on the loopback, so titles and previews work with no
- * configuration. Only there when ORRERY_MODELS is unset and ORRERY_DEFAULT_MODEL is not `off`.
+ * configuration. Served while ORRERY_MODELS is unset and ORRERY_DEFAULT_MODEL is not `off`, or
+ * beside ORRERY_MODELS' list with ORRERY_DEFAULT_MODEL=on.
  */
 export interface LocalModel {
   name: string;
@@ -146,24 +148,47 @@ export interface LocalModel {
 
 export const defaultModelName = 'smollm2-135m';
 
-/** The models served, and the local one the stack runs when it is one of them. */
+/**
+ * The models served, and the local one the stack runs (and its watcher restarts) whenever a
+ * served model points at it: the default model, or one of ORRERY_MODELS at its address.
+ */
 export function inferenceSettings(env: {
   ORRERY_MODELS?: string | undefined;
-  ORRERY_DEFAULT_MODEL: 'on' | 'off';
+  ORRERY_DEFAULT_MODEL?: 'on' | 'off' | undefined;
   ORRERY_DEFAULT_MODEL_PORT: number;
   ORRERY_DEFAULT_MODEL_THREADS: number;
   ORRERY_DEFAULT_MODEL_CONTEXT: number;
 }): { models: InferenceModelConfig[]; localModel: LocalModel | undefined } {
-  if (env.ORRERY_MODELS !== undefined)
-    return { models: parseModels(env.ORRERY_MODELS), localModel: undefined };
-  if (env.ORRERY_DEFAULT_MODEL === 'off') return { models: [], localModel: undefined };
   const localModel: LocalModel = {
     name: defaultModelName,
     port: env.ORRERY_DEFAULT_MODEL_PORT,
     threads: env.ORRERY_DEFAULT_MODEL_THREADS,
     contextTokens: env.ORRERY_DEFAULT_MODEL_CONTEXT,
   };
-  const model: InferenceModelConfig = {
+  const listed = env.ORRERY_MODELS === undefined ? [] : parseModels(env.ORRERY_MODELS);
+  const withDefault =
+    env.ORRERY_DEFAULT_MODEL === 'on' ||
+    (env.ORRERY_MODELS === undefined && env.ORRERY_DEFAULT_MODEL !== 'off');
+  if (withDefault && listed.some((model) => model.name === defaultModelName))
+    throw new Error(
+      `Invalid ORRERY_MODELS: it names ${defaultModelName}, which ORRERY_DEFAULT_MODEL=on adds beside it; rename yours, or set ORRERY_DEFAULT_MODEL=off`,
+    );
+  const models = withDefault ? [...listed, defaultModel(localModel)] : listed;
+  const pointsAtLocal = models.some(
+    (model) => model.baseUrl !== undefined && servedAt(model.baseUrl, localModel.port),
+  );
+  return { models, localModel: pointsAtLocal ? localModel : undefined };
+}
+
+/** Whether `baseUrl` is this machine's loopback at `port`, where the stack serves the default model. */
+function servedAt(baseUrl: string, port: number): boolean {
+  const url = new URL(baseUrl);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  return loopback && Number(url.port || (url.protocol === 'https:' ? 443 : 80)) === port;
+}
+
+function defaultModel(localModel: LocalModel): InferenceModelConfig {
+  return {
     name: localModel.name,
     writes: ['titles', 'previews'],
     baseUrl: `http://127.0.0.1:${localModel.port}/v1`,
@@ -181,7 +206,6 @@ export function inferenceSettings(env: {
     // (docs/inference-prompts.md); 0.8 is llama.cpp's suggested strength.
     extraBody: { dry_multiplier: 0.8 },
   };
-  return { models: [model], localModel };
 }
 
 export type Config = ReturnType<typeof parseConfig>;

@@ -49,6 +49,34 @@ describe('the default model (ORRERY_MODELS unset)', () => {
     expect(parseConfig({ ORRERY_MODELS: '[]' }).inference).toEqual({ models: [], localModel: undefined });
   });
 
+  it('is kept beside ORRERY_MODELS with ORRERY_DEFAULT_MODEL=on, and the stack runs it', () => {
+    const both = parseConfig({
+      ORRERY_MODELS: '[{"name":"scribe","writes":["titles"],"baseUrl":"http://10.0.0.5:8000/v1"}]',
+      ORRERY_DEFAULT_MODEL: 'on',
+    }).inference;
+    expect(both.models.map((model) => model.name)).toEqual(['scribe', 'smollm2-135m']);
+    expect(both.localModel?.port).toBe(18082);
+  });
+
+  it('is run by the stack whenever a model of ORRERY_MODELS points at its address', () => {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const listed = parseConfig({
+        ORRERY_MODELS: `[{"name":"small","writes":["previews"],"baseUrl":"http://${host}:18082/v1"}]`,
+      }).inference;
+      expect(listed.models.map((model) => model.name)).toEqual(['small']);
+      expect(listed.localModel?.port).toBe(18082);
+    }
+    const elsewhere = '[{"name":"small","writes":["previews"],"baseUrl":"http://127.0.0.1:18083/v1"}]';
+    expect(parseConfig({ ORRERY_MODELS: elsewhere }).inference.localModel).toBeUndefined();
+  });
+
+  it('refuses ORRERY_MODELS naming it beside ORRERY_DEFAULT_MODEL=on, saying what to change', () => {
+    const named = '[{"name":"smollm2-135m","writes":["titles"],"baseUrl":"http://10.0.0.5:8000/v1"}]';
+    expect(() => parseConfig({ ORRERY_MODELS: named, ORRERY_DEFAULT_MODEL: 'on' })).toThrow(
+      /names smollm2-135m, which ORRERY_DEFAULT_MODEL=on adds beside it; rename yours, or set ORRERY_DEFAULT_MODEL=off/,
+    );
+  });
+
   it('is left out with ORRERY_DEFAULT_MODEL=off', () => {
     expect(parseConfig({ ORRERY_DEFAULT_MODEL: 'off' }).inference).toEqual({
       models: [],
