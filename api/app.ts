@@ -38,6 +38,7 @@ import { type RunDeps, runsPlugin } from './runs/plugin.ts';
 import { Fleet } from './sandboxes/fleet.ts';
 import { HostClient } from './sandboxes/host-client.ts';
 import { type SandboxDeps, sandboxesPlugin } from './sandboxes/plugin.ts';
+import { slowBodiesPlugin } from './slow-bodies.ts';
 import { templatesPlugin } from './templates/plugin.ts';
 
 export interface ApiDeps {
@@ -135,6 +136,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const watch = storeWatch({ postgres: deps.pool, kafka: deps.producer }, deps.watchTimings);
   await watch.start();
+  await app.register(slowBodiesPlugin, { idleMs: (deps.httpTimeouts ?? config().http).bodyIdleMs });
   await app.register(dependenciesPlugin, { watch });
   await app.register(observabilityPlugin, { readiness: apiReadinessCheck(deps, watch) });
   const tokenSecret = deps.sandboxes?.tokenSecret ?? config().sandboxes.tokenSecret;

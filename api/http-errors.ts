@@ -23,7 +23,8 @@ export function errorFormatOf(url: string): ErrorFormat {
   return formatsByPrefix.find(([prefix]) => url.startsWith(prefix))?.[1] ?? jsonErrorFormat;
 }
 
-function send(error: ApiError, request: FastifyRequest, reply: FastifyReply) {
+/** Answers `error` in the shape of the surface the request's path belongs to. */
+export function sendInSurfaceShape(error: ApiError, request: FastifyRequest, reply: FastifyReply) {
   const format = errorFormatOf(request.url);
   return reply
     .status(error.status)
@@ -34,24 +35,28 @@ function send(error: ApiError, request: FastifyRequest, reply: FastifyReply) {
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
   const message = `No route ${request.method} ${request.url}; see /openapi.json.`;
-  return send(new ApiError('not_found', 404, message), request, reply);
+  return sendInSurfaceShape(new ApiError('not_found', 404, message), request, reply);
 }
 
 /** Fastify's router errors (its `frameworkErrors` option). */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
-    return send(
+    return sendInSurfaceShape(
       new ApiError('uri_too_long', 414, 'A path parameter is over 100 characters: send a shorter one.'),
       request,
       reply,
     );
   if (error.code === 'FST_ERR_BAD_URL')
-    return send(
+    return sendInSurfaceShape(
       new ApiError('invalid_request', 422, 'The path is not valid percent-encoded UTF-8; fix it and retry.'),
       request,
       reply,
     );
-  return send(new ApiError('invalid_request', error.statusCode ?? 400, error.message), request, reply);
+  return sendInSurfaceShape(
+    new ApiError('invalid_request', error.statusCode ?? 400, error.message),
+    request,
+    reply,
+  );
 }
 
 /** What Node's HTTP parser refused, before any request existed (Fastify's `clientErrorHandler`). */

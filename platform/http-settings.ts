@@ -1,27 +1,32 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-// How long our HTTP servers wait on a client (ORRERY_HTTP_*): for the request's headers, for the
-// whole request, and for the next request on an idle keep-alive connection; and which proxies in
-// front of them they believe about a client's address (ORRERY_TRUST_PROXY). Read by
-// platform/config.ts; platform/server-options.ts hands them to Node's HTTP server through Fastify.
+// How long our HTTP servers wait on a client (ORRERY_HTTP_*): for the request's headers, for a
+// body that stops arriving, for the whole request, and for the next request on an idle keep-alive
+// connection; and which proxies in front of them they believe about a client's address
+// (ORRERY_TRUST_PROXY). Read by platform/config.ts; platform/server-options.ts hands them to
+// Node's HTTP server through Fastify, and api/slow-bodies.ts watches the bodies.
 //
-// The defaults are what a user of the OpenTelemetry Collector's OTLP/HTTP receiver (confighttp's
-// NewDefaultServerConfig: ReadHeaderTimeout 1 min, IdleTimeout 1 min, no ReadTimeout) or of a
-// Node service such as Langfuse (Node's own: headers 60 s, request 300 s) would expect:
-// - headers: 60 s, the Collector's ReadHeaderTimeout and Node's default;
+// A slow or silent client holds a connection and its memory while it waits, so the waits for
+// what a client sends are short (issue 49: 200 connections sending a byte every few seconds were
+// none cut within 60 s), and only what it may rightly take long over is long:
+// - headers: 10 s from the request's first byte. Any client sends them in one write;
+// - a body that stops: 10 s without a byte (a client on a slow link still sends every second);
 // - the whole request: 300 s, Node's default, which Fastify turns off. It must fit the largest
 //   body the spec accepts, a 64 MB sandbox file (002, Limits), on a slow uplink (about 2 Mbit/s);
 //   a 4 MiB OTLP body needs far less. It covers receiving the request only: a handler may then
 //   take as long as it needs (an exec waits up to 600 s), and an upgraded connection (the live
 //   screen) is no longer an HTTP request at all;
-// - keep-alive: 72 s, Fastify's default, just above the Collector's 60 s and the 60 s idle
-//   timeout of common load balancers, so the proxy in front closes an idle connection first
-//   (a server closing first races the proxy's next request on it, which the caller sees as a 502).
+// - keep-alive: 72 s, Fastify's default, just above the OpenTelemetry Collector's 60 s and the
+//   60 s idle timeout of common load balancers, so the proxy in front closes an idle connection
+//   first (a server closing first races the proxy's next request on it, which the caller sees as
+//   a 502).
 
 export interface HttpTimeouts {
   /** From a request's first byte until its headers are all in (Node's headersTimeout). */
   headersMs: number;
+  /** How long a request's body may send nothing before it is cut (api/slow-bodies.ts). */
+  bodyIdleMs: number;
   /** From a request's first byte until its body is all in (Node's requestTimeout). */
   requestMs: number;
   /** An idle keep-alive connection is closed after this long without a request (keepAliveTimeout). */
@@ -77,7 +82,8 @@ function trustProxy(value: string | undefined, context: z.RefinementCtx): TrustP
 }
 
 export const httpEnvironment = {
-  ORRERY_HTTP_HEADERS_TIMEOUT_MS: milliseconds.default(60_000),
+  ORRERY_HTTP_HEADERS_TIMEOUT_MS: milliseconds.default(10_000),
+  ORRERY_HTTP_BODY_IDLE_TIMEOUT_MS: milliseconds.default(10_000),
   ORRERY_HTTP_REQUEST_TIMEOUT_MS: milliseconds.default(300_000),
   ORRERY_HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(72_000),
   ORRERY_TRUST_PROXY: z.string().optional().transform(trustProxy),
@@ -103,6 +109,7 @@ export function checkHttpEnvironment(env: HttpEnvironment, context: z.Refinement
 export function httpSettings(env: HttpEnvironment): HttpSettings {
   return {
     headersMs: env.ORRERY_HTTP_HEADERS_TIMEOUT_MS,
+    bodyIdleMs: env.ORRERY_HTTP_BODY_IDLE_TIMEOUT_MS,
     requestMs: env.ORRERY_HTTP_REQUEST_TIMEOUT_MS,
     keepAliveMs: env.ORRERY_HTTP_KEEP_ALIVE_TIMEOUT_MS,
     trustProxy: env.ORRERY_TRUST_PROXY,

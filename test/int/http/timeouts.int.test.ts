@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, enableTracing } from '../../../api/admin/commands.ts';
 import { hashApiKey } from '../../../api/auth/api-keys.ts';
+import { bodyCheckIntervalMs } from '../../../api/slow-bodies.ts';
 import { parseConfig } from '../../../platform/config.ts';
 import { checkingIntervalMs } from '../../../platform/server-options.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
@@ -10,7 +11,8 @@ import { openScreen } from '../../harness/rfb-client.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes/given.ts';
 
 // The API's HTTP timeouts (platform/http-settings.ts) on a real listening server, set short through
-// the config: a client that stops sending its headers or its body is answered 408 and its
+// the config: a client that is slow with its headers, whose body stops arriving, or whose body
+// keeps trickling past the request timeout is answered 408 in its surface's shape and its
 // connection closed by the server within the configured time; an idle keep-alive connection is
 // closed after its timeout; and what may rightly take longer is not cut, since the timeouts
 // cover receiving a request only: an exec's answer, and the live screen's WebSocket.
@@ -18,11 +20,13 @@ import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../sandboxes
 const timeouts = parseConfig({
   ...process.env,
   ORRERY_HTTP_HEADERS_TIMEOUT_MS: '1000',
-  ORRERY_HTTP_REQUEST_TIMEOUT_MS: '2000',
+  ORRERY_HTTP_BODY_IDLE_TIMEOUT_MS: '1000',
+  ORRERY_HTTP_REQUEST_TIMEOUT_MS: '2500',
   ORRERY_HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
 }).http;
-/** Node's check runs every `checkingIntervalMs`; the rest is room for a shared, busy machine. */
-const lateByAtMostMs = checkingIntervalMs(timeouts) + 1_000;
+/** The checks run every `checkingIntervalMs` (bodies: `bodyCheckIntervalMs`); the rest is room for a shared, busy machine. */
+const lateByAtMostMs =
+  Math.max(checkingIntervalMs(timeouts), bodyCheckIntervalMs(timeouts.bodyIdleMs)) + 1_000;
 /** Node keeps an idle keep-alive socket this much longer than it advertises (keepAliveTimeoutBuffer). */
 const nodeKeepAliveBufferMs = 1_000;
 
@@ -90,18 +94,31 @@ function expectCutAfter(closed: { afterMs: number; received: string }, timeoutMs
 }
 
 describe('a client that stops sending', () => {
-  it('is cut off at the request timeout when its body stops short of its Content-Length (OTLP, streamed)', async () => {
+  it('is cut off once its body sends nothing for the body timeout, short of its Content-Length (OTLP, streamed)', async () => {
     const { socket, closed } = await rawConnection();
     socket.write(promisingHeaders('/api/otlp/v1/traces', tracingKey, 'application/json'));
     socket.write('{"resourceSpans"'); // 15 of the 1,000 bytes promised, then nothing
-    expectCutAfter(await closed, timeouts.requestMs);
+    expectCutAfter(await closed, timeouts.bodyIdleMs);
   });
 
   it('is cut off the same on a route whose JSON body Fastify reads', async () => {
     const { socket, closed } = await rawConnection();
     socket.write(promisingHeaders('/api/sandboxes', api.key, 'application/json'));
     socket.write('{"metadata":{"a');
-    expectCutAfter(await closed, timeouts.requestMs);
+    expectCutAfter(await closed, timeouts.bodyIdleMs);
+  });
+
+  it('is cut off at the request timeout when its body keeps trickling in, a byte every 200 ms', async () => {
+    const { socket, closed } = await rawConnection();
+    socket.write(promisingHeaders('/api/sandboxes', api.key, 'application/json'));
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (!socket.destroyed) socket.write(sent++ === 0 ? '{' : ' ');
+    }, 200);
+    const cut = await closed;
+    clearInterval(trickle);
+    expectCutAfter(cut, timeouts.requestMs);
+    expect(sent).toBeGreaterThan(timeouts.requestMs / 400); // still sending: not the body timeout
   });
 
   it('is cut off at the headers timeout while its headers trickle in, a line every 200 ms', async () => {
@@ -116,6 +133,61 @@ describe('a client that stops sending', () => {
     expectCutAfter(cut, timeouts.headersMs);
     expect(line).toBeGreaterThan(2); // it was still sending: the cut is not an inactivity timeout
   });
+});
+
+/** A client listing sandboxes one request after another for `ms`: each answered 200; its latencies. */
+async function normalClient(ms: number): Promise<string> {
+  const latencies: number[] = [];
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    const sent = performance.now();
+    const answer = await fetch(`http://127.0.0.1:${port}/api/sandboxes`, {
+      headers: { authorization: `Bearer ${api.key}` },
+    });
+    await answer.arrayBuffer();
+    expect(answer.status).toBe(200);
+    latencies.push(performance.now() - sent);
+  }
+  latencies.sort((a, b) => a - b);
+  const at = (share: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))]!;
+  return `${latencies.length} requests, p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms`;
+}
+
+describe('1,000 slow clients at once', () => {
+  it('are each cut at their limit, while a normal client is answered throughout', async () => {
+    const alone = await normalClient(timeouts.requestMs);
+    // As slowloris clients: half trickle their headers, half their body, a line or a byte every
+    // 300 ms (never idle for the body timeout). Each writes as it connects, since Node times the
+    // headers from the connection's opening.
+    const opened: RawConnection[] = [];
+    let line = 0;
+    const trickle = setInterval(() => {
+      line += 1;
+      opened.forEach(({ socket }, index) => {
+        if (!socket.destroyed) socket.write(index % 2 === 0 ? `X-Slow-${line}: yes\r\n` : ' ');
+      });
+    }, 300);
+    const slow = await Promise.all(
+      Array.from({ length: 1_000 }, async (_, index) => {
+        const connection = await rawConnection();
+        connection.socket.write(
+          index % 2 === 0
+            ? 'GET /api/sandboxes HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+            : promisingHeaders('/api/sandboxes', api.key, 'application/json'),
+        );
+        opened[index] = connection;
+        return connection;
+      }),
+    );
+    const beside = await normalClient(timeouts.requestMs);
+    const cuts = await Promise.all(slow.map(({ closed }) => closed));
+    clearInterval(trickle);
+    cuts.forEach((cut, index) =>
+      expectCutAfter(cut, index % 2 === 0 ? timeouts.headersMs : timeouts.requestMs),
+    );
+    console.log(`a normal client alone: ${alone}; beside 1,000 slow connections: ${beside}`);
+  }, 40_000);
 });
 
 describe('a connection between requests', () => {

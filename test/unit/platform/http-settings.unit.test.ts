@@ -9,9 +9,10 @@ import { checkingIntervalMs, serverOptions } from '../../../platform/server-opti
 // makes `request.ip`, which the per-address login limit counts by.
 
 describe('ORRERY_HTTP_*', () => {
-  it('defaults to 60 s for headers, 300 s for the whole request, 72 s for an idle keep-alive', () => {
+  it('defaults to 10 s for headers and for a body that stops, 300 s for the whole request, 72 s for an idle keep-alive', () => {
     expect(parseConfig({}).http).toMatchObject({
-      headersMs: 60_000,
+      headersMs: 10_000,
+      bodyIdleMs: 10_000,
       requestMs: 300_000,
       keepAliveMs: 72_000,
     });
@@ -20,10 +21,11 @@ describe('ORRERY_HTTP_*', () => {
   it('takes each in milliseconds', () => {
     const http = parseConfig({
       ORRERY_HTTP_HEADERS_TIMEOUT_MS: '1000',
+      ORRERY_HTTP_BODY_IDLE_TIMEOUT_MS: '1500',
       ORRERY_HTTP_REQUEST_TIMEOUT_MS: '2000',
       ORRERY_HTTP_KEEP_ALIVE_TIMEOUT_MS: '500',
     }).http;
-    expect(http).toMatchObject({ headersMs: 1000, requestMs: 2000, keepAliveMs: 500 });
+    expect(http).toMatchObject({ headersMs: 1000, bodyIdleMs: 1500, requestMs: 2000, keepAliveMs: 500 });
   });
 
   it('refuses headers that may take longer than the whole request, naming the variable', () => {
@@ -33,10 +35,14 @@ describe('ORRERY_HTTP_*', () => {
   });
 
   it('refuses 0 (no timeout) and values under 100 ms', () => {
-    for (const value of ['0', '99', '-1', 'soon'])
+    for (const value of ['0', '99', '-1', 'soon']) {
       expect(() => parseConfig({ ORRERY_HTTP_REQUEST_TIMEOUT_MS: value })).toThrow(
         /ORRERY_HTTP_REQUEST_TIMEOUT_MS/,
       );
+      expect(() => parseConfig({ ORRERY_HTTP_BODY_IDLE_TIMEOUT_MS: value })).toThrow(
+        /ORRERY_HTTP_BODY_IDLE_TIMEOUT_MS/,
+      );
+    }
   });
 });
 
@@ -96,8 +102,14 @@ describe('ORRERY_TRUST_PROXY', () => {
 
 describe('checkingIntervalMs', () => {
   it('is a tenth of the shorter timeout, at most a second', () => {
-    expect(checkingIntervalMs({ headersMs: 60_000, requestMs: 300_000, keepAliveMs: 72_000 })).toBe(1_000);
-    expect(checkingIntervalMs({ headersMs: 1_000, requestMs: 2_000, keepAliveMs: 1_000 })).toBe(100);
-    expect(checkingIntervalMs({ headersMs: 150, requestMs: 150, keepAliveMs: 100 })).toBe(15);
+    const timeouts = (headersMs: number, requestMs: number) => ({
+      headersMs,
+      requestMs,
+      bodyIdleMs: 10_000,
+      keepAliveMs: 1_000,
+    });
+    expect(checkingIntervalMs(timeouts(60_000, 300_000))).toBe(1_000);
+    expect(checkingIntervalMs(timeouts(1_000, 2_000))).toBe(100);
+    expect(checkingIntervalMs(timeouts(150, 150))).toBe(15);
   });
 });
