@@ -7,9 +7,9 @@ import { sendInSurfaceShape } from './http-errors.ts';
 // A request body that stops arriving (issue 49): Node bounds only the whole request (its request
 // timeout), so a client promising more than it sends held a connection for minutes. Every
 // request still receiving its body is looked at on an interval; one whose connection has read no
-// byte for `idleMs` is answered 408 in its surface's shape and its connection closed. The bytes
-// are counted on the socket, not the stream, so no body's reading changes; a body that keeps
-// coming, however slowly, is bounded by the request timeout instead.
+// byte for `idleMs`, while this side is ready to read, is answered 408 in its surface's shape and
+// its connection closed. The bytes are counted on the socket, not the stream, so no body's
+// reading changes; a body that keeps coming, however slowly, is bounded by the request timeout.
 
 interface Receiving {
   request: FastifyRequest;
@@ -53,7 +53,9 @@ export const slowBodiesPlugin = fp<{ idleMs: number }>(async (app, { idleMs }) =
     const now = performance.now();
     for (const entry of receiving) {
       if (entry.request.raw.complete || entry.socket.destroyed) receiving.delete(entry);
-      else if (entry.socket.bytesRead !== entry.bytesRead) {
+      else if (entry.socket.bytesRead !== entry.bytesRead || entry.socket.isPaused()) {
+        // New bytes; or none read because this side holds the body back (a full stream pauses
+        // its socket), which is no fault of the client's.
         entry.bytesRead = entry.socket.bytesRead;
         entry.lastByteAt = now;
       } else if (now - entry.lastByteAt >= idleMs) cut(entry);
