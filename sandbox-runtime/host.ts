@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DebianPackage } from '../platform/debian-packages.ts';
 import { RunFailed, runToEnd } from '../platform/run-to-end.ts';
@@ -35,17 +34,33 @@ function onHostPath(name: string): boolean {
   return hostEnv.PATH.split(':').some((dir) => existsSync(join(dir, name)));
 }
 
-/** A host program's absolute path, so no PATH a caller sets can swap it. */
+const foundPrograms = new Map<string, string>();
+
+/**
+ * A host program's absolute path, so no PATH a caller sets can swap it: the first executable
+ * file of that name on the host's PATH, as `command -v` finds it. Looked up in this process, not
+ * by a shell: it is asked on every exec, and a child process run synchronously would hold up
+ * every other call of the sandbox host meanwhile. Kept once found (a program installed later,
+ * by the stack's start, is found then).
+ */
 export function hostProgram(name: string): string {
-  const found = spawnSync('/bin/sh', ['-c', `command -v ${name}`], { encoding: 'utf8', env: hostEnv });
-  const path = found.stdout.trim();
-  if (found.status !== 0 || !path.startsWith('/')) {
-    throw new Error(
-      `${name} is not installed; \`npm run stack -- start\` installs what the sandbox runtime ` +
-        'needs (sandbox-runtime/host.ts)',
-    );
+  const known = foundPrograms.get(name);
+  if (known !== undefined) return known;
+  for (const dir of hostEnv.PATH.split(':')) {
+    const path = join(dir, name);
+    try {
+      accessSync(path, constants.X_OK);
+      if (!statSync(path).isFile()) continue;
+    } catch {
+      continue;
+    }
+    foundPrograms.set(name, path);
+    return path;
   }
-  return path;
+  throw new Error(
+    `${name} is not installed; \`npm run stack -- start\` installs what the sandbox runtime ` +
+      'needs (sandbox-runtime/host.ts)',
+  );
 }
 
 /**
