@@ -26,6 +26,8 @@ export interface RunOptions {
   cwd?: string;
   /** How the program is named in the error (default: the command and its arguments). */
   described?: string;
+  /** Written to its standard input, which is then closed (default: no input). */
+  input?: string;
 }
 
 export function runToEnd(
@@ -38,14 +40,15 @@ export function runToEnd(
     const child = spawn(command, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
     let tail = '';
     const keep = (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-keepChars);
     };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     child.on('error', reject);
     child.on('close', (code) =>
       code === 0

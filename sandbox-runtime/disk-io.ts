@@ -1,9 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { z } from 'zod';
 import { hostEnv, hostProgram } from './host.ts';
 import type { Layout } from './sandbox-fs.ts';
+
+const execFileAsync = promisify(execFile);
 
 // How fast a sandbox may read and write its layer (issue 48, "abuse does not spread"): without a
 // bound, one sandbox writing without end took the host's disk bandwidth, and the stack's fsyncs
@@ -31,11 +34,15 @@ const throttleFiles = ['blkio.throttle.read_bps_device', 'blkio.throttle.write_b
 const dirtyBytes = 64 * 1024 * 1024;
 
 /** Bounds the sandbox's loop device (its image must be mounted: after the init started). */
-export function limitDiskIo(layout: Layout, imageApplied: boolean, megabytesPerSecond: number): DiskIoLimit {
+export async function limitDiskIo(
+  layout: Layout,
+  imageApplied: boolean,
+  megabytesPerSecond: number,
+): Promise<DiskIoLimit> {
   if (!imageApplied) return { applied: false, reason: 'its layer has no image of its own (no disk quota)' };
   if (!existsSync(join(blkioRoot, throttleFiles[1])))
     return { applied: false, reason: 'this host has no cgroup v1 blkio hierarchy (io.max is not done)' };
-  const device = loopDevice(layout.image);
+  const device = await loopDevice(layout.image);
   if (device === undefined) return { applied: false, reason: 'its image is not attached to a loop device' };
   const bytesPerSecond = megabytesPerSecond * 1_000_000;
   try {
@@ -64,11 +71,10 @@ export function releaseDiskIo(limit: DiskIoLimit): void {
 }
 
 /** `major:minor` of the loop device holding `image`, if one does. */
-function loopDevice(image: string): string | undefined {
-  const listed = spawnSync(hostProgram('losetup'), ['-j', image, '-O', 'MAJ:MIN', '-n'], {
+async function loopDevice(image: string): Promise<string | undefined> {
+  const listed = await execFileAsync(hostProgram('losetup'), ['-j', image, '-O', 'MAJ:MIN', '-n'], {
     env: hostEnv,
-    encoding: 'utf8',
-  });
+  }).catch(() => ({ stdout: '' }));
   const device = listed.stdout.trim().split('\n')[0]?.trim();
   return device !== undefined && /^\d+:\d+$/.test(device) ? device : undefined;
 }

@@ -104,7 +104,7 @@ export async function startProcesses(
   // Its way out before it may freeze: slirp joins the sandbox's cgroups as it starts.
   const started = saved(layout, {
     ...init,
-    diskIo: limitDiskIo(layout, init.disk.applied, sizeLimits[init.size].diskMBps),
+    diskIo: await limitDiskIo(layout, init.disk.applied, sizeLimits[init.size].diskMBps),
     egress: await startEgress(init, init.network, steps.egress),
   });
   if (started.desired === 'stopped') await setFrozen(started, true);

@@ -1,13 +1,17 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promises as dns } from 'node:dns';
 import { writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';
 import { alwaysDenied, type NetworkPolicy, type NetworkRule, rulesOf } from '../domain/sandboxes/network.ts';
+import { RunFailed, runToEnd } from '../platform/run-to-end.ts';
 import { joinDirs } from './cgroups.ts';
 import { hostEnv, hostProgram, processLives } from './host.ts';
 import { joinCgroupsArgv, signalGroup, startedOrKilled } from './process-tree.ts';
 import type { SandboxRecord } from './state.ts';
+
+const execFileAsync = promisify(execFile);
 
 // A sandbox's way out (issue 48). Its network namespace has only loopback until slirp4netns, a
 // user-space TCP/IP stack from Debian's packages, gives it a tap device and carries its traffic
@@ -208,23 +212,28 @@ async function applyFirewall(
     resolveRules(rulesOf(policy.deny), settings),
     resolveRules(rulesOf(policy.allow), settings),
   ]);
-  const ruleset = `flush ruleset\n${firewallRuleset(policy, { deny, allow, host: hostAddresses() })}`;
-  const applied = spawnSync(
-    hostProgram('nsenter'),
-    [`--net=/proc/${initPid}/ns/net`, '--', hostProgram('nft'), '-f', '-'],
-    {
-      env: hostEnv,
-      input: ruleset,
-      encoding: 'utf8',
-    },
-  );
-  if (applied.status !== 0) throw new Error(`nft refused the sandbox's firewall: ${applied.stderr.trim()}`);
+  const ruleset = `flush ruleset\n${firewallRuleset(policy, { deny, allow, host: await hostAddresses() })}`;
+  try {
+    await runToEnd(
+      hostProgram('nsenter'),
+      [`--net=/proc/${initPid}/ns/net`, '--', hostProgram('nft'), '-f', '-'],
+      {
+        env: hostEnv,
+        input: ruleset,
+      },
+    );
+  } catch (error) {
+    const said = error instanceof RunFailed ? error.tail.trim() : String(error);
+    throw new Error(`nft refused the sandbox's firewall: ${said}`);
+  }
 }
 
 /** Every address of the host's own network namespace: a sandbox reaches none of them. */
-export function hostAddresses(): string[] {
-  const listed = spawnSync(hostProgram('ip'), ['-j', 'address', 'show'], { env: hostEnv, encoding: 'utf8' });
-  const interfaces = JSON.parse(listed.stdout || '[]') as {
+export async function hostAddresses(): Promise<string[]> {
+  const { stdout: listed } = await execFileAsync(hostProgram('ip'), ['-j', 'address', 'show'], {
+    env: hostEnv,
+  });
+  const interfaces = JSON.parse(listed || '[]') as {
     addr_info?: { local?: string; family?: string }[];
   }[];
   return interfaces.flatMap((link) =>
