@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from './errors.ts';
@@ -66,8 +66,9 @@ export const slowBodiesPlugin = fp<{ idleMs: number }>(async (app, { idleMs }) =
 
   app.addHook('onRequest', async (request, reply) => {
     const { socket } = request.raw;
-    // A request without a body is complete once its headers are in.
-    if (request.raw.complete || socket === null) return;
+    // A request without a body is complete once its headers are in; one injected (Fastify's
+    // `inject`, in process) comes on no connection to watch.
+    if (request.raw.complete || !(socket instanceof Socket)) return;
     const entry = { request, reply, socket, bytesRead: socket.bytesRead, lastByteAt: performance.now() };
     receiving.add(entry);
     request.raw.once('end', () => receiving.delete(entry));
