@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import type { PgPool } from '../platform/postgres.ts';
 
 // One API process at a time admits an org's spans (or deletes its traces), so each decision is
@@ -18,9 +19,12 @@ import type { PgPool } from '../platform/postgres.ts';
 // take turns, a group each. That recording runs while Kafka acknowledges the spans and commits
 // after, so a wanter asking meanwhile waits on the lease's row and gets the lease at the commit
 // rather than at its next ask. Alone, a process never finds a wanter, and pays nothing for this.
-
-/** This process, as a lease holder. */
-const thisProcess = `api-${randomUUID()}`;
+//
+// Liveness: each holder keeps a session-level advisory lock on a connection of its own (its
+// presence), which Postgres drops the moment that connection ends. A lease whose holder shows no
+// presence is free at once, its time left or not: a process killed -9 holds up none of its orgs
+// until the lease expires. A holder that is alive but cut off from Postgres loses its leases the
+// same way, and then records nothing (each recording checks it still holds the lease).
 
 export interface Lease {
   readonly orgId: string;
@@ -50,7 +54,70 @@ export class LeaseLost extends Error {
   }
 }
 
+/**
+ * The advisory locks of holders' presence are keyed (this number, hashtext(holder)), apart from any
+ * other advisory lock of the database: the two-key form shows in pg_locks as classid and objid.
+ */
+const presenceKeySpace = 0x6f727279; // 'orry'
+
+/** Whether the holder named by the SQL expression `holder` keeps its presence in this database. */
+const present = (holder: string) =>
+  `EXISTS (SELECT 1 FROM pg_locks
+            WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND classid = ${presenceKeySpace} AND objid = hashtext(${holder})::oid)`;
+
+/**
+ * A holder's presence: its advisory lock, held by a connection of its own for as long as the
+ * holder lives. Made on first use and again after the connection was lost.
+ */
+class HolderPresence {
+  private session: Promise<pg.Client> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly settings: pg.ClientConfig,
+    private readonly holder: string,
+  ) {}
+
+  /** Resolves once the holder is present; rejects if Postgres cannot be reached. */
+  ensure(): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('the lease holder has stopped'));
+    if (!this.session) {
+      const client = new pg.Client({ ...this.settings, application_name: `${this.holder}-presence` });
+      const session = (async () => {
+        await client.connect();
+        const locked = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
+          [presenceKeySpace, this.holder],
+        );
+        // Only another session of this same holder (one the server has not yet seen end) has it.
+        if (!locked.rows[0]?.locked) throw new Error(`${this.holder}'s presence is held by another session`);
+        return client;
+      })();
+      const lost = () => {
+        if (this.session === session) this.session = undefined;
+        void client.end().catch(() => undefined);
+      };
+      client.on('error', lost);
+      client.on('end', lost);
+      session.catch(lost);
+      this.session = session;
+    }
+    return this.session;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const session = this.session;
+    this.session = undefined;
+    await session?.then((client) => client.end()).catch(() => undefined);
+  }
+}
+
 export class AdmissionLeases {
+  private readonly presence: HolderPresence;
+
   /**
    * @param ttlMs how long a lease lasts unless renewed or given back: longer than a publish may
    *   take (the caller's wait), so only a process that died or stalled loses one.
@@ -58,9 +125,14 @@ export class AdmissionLeases {
   constructor(
     private readonly pool: PgPool,
     private readonly ttlMs: number,
-    /** Who holds what this instance takes: this process, or a test's stand-in for another. */
-    readonly holder = thisProcess,
-  ) {}
+    /**
+     * Who holds what this instance takes: a name of its own (one per instance, as each has its
+     * own presence), or a test's stand-in for another process.
+     */
+    readonly holder = `api-${randomUUID()}`,
+  ) {
+    this.presence = new HolderPresence(pool.options, holder);
+  }
 
   /**
    * Takes (or renews) the org's lease, waiting up to `waitMs` while another process holds it or
@@ -70,6 +142,7 @@ export class AdmissionLeases {
    */
   async acquire(orgId: string, waitMs: number): Promise<Lease> {
     const started = Date.now();
+    await this.presence.ensure();
     for (let attempt = 0; ; attempt += 1) {
       const sent = performance.now();
       const taken = await this.pool.query<{ taken: boolean }>({
@@ -96,6 +169,11 @@ export class AdmissionLeases {
    */
   async release(lease: Lease): Promise<void> {
     await this.leave(lease.orgId);
+  }
+
+  /** Ends the holder's presence: whatever leases it still has are free at once. */
+  close(): Promise<void> {
+    return this.presence.close();
   }
 
   /** This holder leaves the org's line, and hands its lease on if it has it. */
@@ -126,10 +204,12 @@ const firstWanter = (p: { org: string; except?: string }) =>
 
 /**
  * The lease is free for the one asking: it holds it (renewing it, or handed it), or its time is up
- * (given back, or its holder died) and nobody waits ahead of the one asking, its last holder
- * included.
+ * (given back, or its holder stalled) or its holder is gone (shows no presence), and nobody waits
+ * ahead of the one asking, its last holder included. Presence is looked up only for a lease another
+ * holder has and has not let expire, and once per try (the statement's columns all follow it).
  */
-const free = `CASE WHEN l.expires_at > now() THEN l.holder = EXCLUDED.holder
+const free = `CASE WHEN l.expires_at > now() AND (l.holder = EXCLUDED.holder OR ${present('l.holder')})
+  THEN l.holder = EXCLUDED.holder
   ELSE coalesce((SELECT holder FROM first_wanter), EXCLUDED.holder) = EXCLUDED.holder END`;
 
 /**
@@ -142,10 +222,11 @@ const acquireStatement = `WITH first_wanter AS (${firstWanter({ org: '$1' })}),
   lease AS (
     INSERT INTO admission_leases AS l (org_id, holder, expires_at)
     VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000))
-    ON CONFLICT (org_id) DO UPDATE SET
-      holder = CASE WHEN ${free} THEN EXCLUDED.holder ELSE l.holder END,
-      expires_at = CASE WHEN ${free} THEN EXCLUDED.expires_at ELSE l.expires_at END,
-      wanted_at = CASE WHEN ${free} THEN NULL ELSE now() END
+    ON CONFLICT (org_id) DO UPDATE SET (holder, expires_at, wanted_at) = (
+      SELECT CASE WHEN free THEN EXCLUDED.holder ELSE l.holder END,
+             CASE WHEN free THEN EXCLUDED.expires_at ELSE l.expires_at END,
+             CASE WHEN free THEN NULL ELSE now() END
+        FROM (SELECT ${free} AS free) asked)
     RETURNING l.holder = $2 AS taken
   ),
   asking AS (

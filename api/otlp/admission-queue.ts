@@ -60,7 +60,7 @@ export class AdmissionQueue {
     );
   }
 
-  /** Gives back every lease still kept; the process admits nothing more. */
+  /** Gives back every lease still kept, and ends the process's presence; it admits nothing more. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(
@@ -70,6 +70,7 @@ export class AdmissionQueue {
       }),
     );
     this.lines.clear();
+    await this.deps.leases.close();
   }
 
   private enqueue(orgId: string, task: Task): void {

@@ -34,6 +34,8 @@ export interface ChaosLoad {
   readonly answeredTitles: string[];
   /** Answers of 200 so far, by surface. */
   served(surface: Met['surface']): number;
+  /** When the surface's first 200 after `since` came (Date.now()), if one has. */
+  firstServedAfter(surface: Met['surface'], since: number): number | undefined;
   /** Stops starting new requests; each in hand is retried until answered, or until `deadline`. */
   stop(deadline: number): Promise<void>;
 }
@@ -53,7 +55,7 @@ export function startChaosLoad(options: {
   const acknowledgedSpans: string[] = [];
   const sentSpans: string[] = [];
   const answeredTitles: string[] = [];
-  const servedCount = { otlp: 0, title: 0 };
+  const servedAt: Record<Met['surface'], number[]> = { otlp: [], title: [] };
   let stopping = false;
   let deadline = Number.POSITIVE_INFINITY;
 
@@ -83,7 +85,7 @@ export function startChaosLoad(options: {
     for (;;) {
       const answer = await send();
       if (answer.status === 200) {
-        servedCount[surface] += 1;
+        servedAt[surface].push(Date.now());
         return answer;
       }
       refusals.push({ surface, at: Date.now(), status: answer.status, problem: problemOf(surface, answer) });
@@ -137,7 +139,8 @@ export function startChaosLoad(options: {
     acknowledgedSpans,
     sentSpans,
     answeredTitles,
-    served: (surface) => servedCount[surface],
+    served: (surface) => servedAt[surface].length,
+    firstServedAfter: (surface, since) => servedAt[surface].find((at) => at > since),
     async stop(until) {
       stopping = true;
       deadline = until;

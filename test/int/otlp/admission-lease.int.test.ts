@@ -7,14 +7,19 @@ import { recordAccepted } from '../../../stores/ingest-ledger.ts';
 // The org's admission lease between API processes (holders here stand for processes): one admits
 // at a time; a recording renews the lease, or hands it to the first holder waiting in the org's
 // line; a lease given back or expired passes to the first in line, or to whoever asks when nobody
-// waits; a holder that lost its lease records nothing. A record is committed only once Kafka
-// acknowledged the spans.
+// waits; a lease whose holder is gone (its presence ended) is free at once; a holder that lost its
+// lease records nothing. A record is committed only once Kafka acknowledged the spans.
 
 let pool: PgPool;
+/** Every holder made here, each keeping its presence's connection until the end. */
+const made: AdmissionLeases[] = [];
 beforeAll(() => {
   pool = createPgPool(4);
 });
-afterAll(() => pool.end());
+afterAll(async () => {
+  await Promise.all(made.map((holder) => holder.close()));
+  await pool.end();
+});
 
 const ttlMs = 30_000;
 const newTraceId = () => randomUUID().replace(/-/g, '');
@@ -45,10 +50,12 @@ const leaseRowLocked = (orgId: string) =>
     (error: { code?: string }) => error.code === '55P03',
   );
 
-const holders = () => [
-  new AdmissionLeases(pool, ttlMs, `test-${randomUUID()}`),
-  new AdmissionLeases(pool, ttlMs, `test-${randomUUID()}`),
-];
+const holder = (ttl = ttlMs) => {
+  const leases = new AdmissionLeases(pool, ttl, `test-${randomUUID()}`);
+  made.push(leases);
+  return leases;
+};
+const holders = () => [holder(), holder()];
 
 /** Whether `holder` waits in the org's line for its lease. */
 const inLine = async (orgId: string, holder: AdmissionLeases) =>
@@ -92,7 +99,7 @@ it('lets one holder at a time admit an org; a recording hands the lease to the o
 
 it('hands a lease given back or expired to the first in line, in the order they asked, skipping one that stopped asking', async () => {
   const orgId = `org_lease_${randomUUID()}`;
-  const [one, second, third] = [...holders(), new AdmissionLeases(pool, ttlMs, `test-${randomUUID()}`)];
+  const [one, second, third] = [...holders(), holder()];
   const wanter = (holder: string, askedAgo: string) =>
     pool.query(
       `INSERT INTO admission_lease_wanters (org_id, holder, since, asked_at)
@@ -130,7 +137,7 @@ it('hands a lease given back or expired to the first in line, in the order they 
 
 it('passes an expired lease on, and its old holder then records nothing', async () => {
   const orgId = `org_lease_${randomUUID()}`;
-  const stalled = new AdmissionLeases(pool, 200, `test-${randomUUID()}`);
+  const stalled = holder(200);
   const [, other] = holders();
   const lost = await stalled.acquire(orgId, 0);
   // The other holder waits until the stalled one's lease has expired, then takes it.
@@ -141,6 +148,28 @@ it('passes an expired lease on, and its old holder then records nothing', async 
   expect(await spansOf(orgId)).toBe(0);
   await recordAccepted(pool, taken, accepted(newTraceId()), delivered);
   expect(await spansOf(orgId)).toBe(1);
+});
+
+it("frees a gone holder's lease at once, time left or not, and a live holder's not", async () => {
+  const orgId = `org_lease_${randomUUID()}`;
+  const [one, other] = holders();
+  const held = await one!.acquire(orgId, 0);
+  await expect(other!.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
+  // Its connection cut, as a process killed -9 leaves it: the presence's session ends with it.
+  await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [
+    `${one!.holder}-presence`,
+  ]);
+  // Taken within 5 s though the gone holder's lease had 30 s left; the gone holder records nothing.
+  const taken = await other!.acquire(orgId, 5_000);
+  await expect(recordAccepted(pool, held, accepted(newTraceId()), delivered)).rejects.toBeInstanceOf(
+    LeaseLost,
+  );
+  await recordAccepted(pool, taken, accepted(newTraceId()), delivered);
+  expect(await spansOf(orgId)).toBe(1);
+  // The holder that lost its presence shows it again when it next asks, and waits like any other.
+  await expect(one!.acquire(orgId, 0)).rejects.toBeInstanceOf(LeaseUnavailable);
+  await other!.release(taken);
+  await one!.release(await one!.acquire(orgId, 0));
 });
 
 it('commits the record only once Kafka acknowledged the spans, locking the lease until then', async () => {
