@@ -1,6 +1,7 @@
 import { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { checkingIntervalMs } from '../platform/server-options.ts';
 import { ApiError } from './errors.ts';
 import { sendInSurfaceShape } from './http-errors.ts';
 
@@ -17,11 +18,6 @@ interface Receiving {
   socket: Socket;
   bytesRead: number;
   lastByteAt: number;
-}
-
-/** How often bodies are looked at: a tenth of the timeout, at most a second (as Node's own check). */
-export function bodyCheckIntervalMs(idleMs: number): number {
-  return Math.min(1_000, Math.ceil(idleMs / 10));
 }
 
 export const slowBodiesPlugin = fp<{ idleMs: number }>(async (app, { idleMs }) => {
@@ -60,7 +56,7 @@ export const slowBodiesPlugin = fp<{ idleMs: number }>(async (app, { idleMs }) =
         entry.lastByteAt = now;
       } else if (now - entry.lastByteAt >= idleMs) cut(entry);
     }
-  }, bodyCheckIntervalMs(idleMs));
+  }, checkingIntervalMs(idleMs));
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));
 

@@ -41,16 +41,17 @@ function timeoutOptions(timeouts: HttpTimeouts): FastifyHttpOptions<Server> {
     http: {
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
-      connectionsCheckingInterval: checkingIntervalMs(timeouts),
+      connectionsCheckingInterval: checkingIntervalMs(Math.min(timeouts.headersMs, timeouts.requestMs)),
     },
   };
 }
 
 /**
- * Node checks the headers and request timeouts on an interval (30 s by default, which would
- * let a 60 s timeout run to 90 s): a tenth of the shorter one, at most a second, keeps the cut
- * within a tenth of its time. Each check walks only the connections with a request in progress.
+ * How often a timeout of `timeoutMs` is checked: a tenth of it, at most a second, which keeps the
+ * cut within a tenth of its time. Node checks the headers and request timeouts on an interval
+ * (30 s by default, which would let a 60 s timeout run to 90 s), walking only the connections with
+ * a request in progress; the slow bodies watch (api/slow-bodies.ts) checks its own the same way.
  */
-export function checkingIntervalMs(timeouts: HttpTimeouts): number {
-  return Math.min(1_000, Math.ceil(Math.min(timeouts.headersMs, timeouts.requestMs) / 10));
+export function checkingIntervalMs(timeoutMs: number): number {
+  return Math.min(1_000, Math.ceil(timeoutMs / 10));
 }

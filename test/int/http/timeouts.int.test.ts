@@ -2,7 +2,6 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, enableTracing } from '../../../api/admin/commands.ts';
 import { hashApiKey } from '../../../api/auth/api-keys.ts';
-import { bodyCheckIntervalMs } from '../../../api/slow-bodies.ts';
 import { parseConfig } from '../../../platform/config.ts';
 import { checkingIntervalMs } from '../../../platform/server-options.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
@@ -24,9 +23,8 @@ const timeouts = parseConfig({
   ORRERY_HTTP_REQUEST_TIMEOUT_MS: '2500',
   ORRERY_HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
 }).http;
-/** The checks run every `checkingIntervalMs` (bodies: `bodyCheckIntervalMs`); the rest is room for a shared, busy machine. */
-const lateByAtMostMs =
-  Math.max(checkingIntervalMs(timeouts), bodyCheckIntervalMs(timeouts.bodyIdleMs)) + 1_000;
+/** Each timeout is checked every `checkingIntervalMs` of it; the rest is room for a shared, busy machine. */
+const lateByAtMostMs = checkingIntervalMs(Math.max(timeouts.headersMs, timeouts.bodyIdleMs)) + 1_000;
 /** Node keeps an idle keep-alive socket this much longer than it advertises (keepAliveTimeoutBuffer). */
 const nodeKeepAliveBufferMs = 1_000;
 
