@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { z } from 'zod';
-import { hostEnv, hostProgram } from './host.ts';
+import { hostOutput } from './host.ts';
 import type { Layout } from './sandbox-fs.ts';
-
-const execFileAsync = promisify(execFile);
 
 // How fast a sandbox may read and write its layer (issue 48, "abuse does not spread"): without a
 // bound, one sandbox writing without end took the host's disk bandwidth, and the stack's fsyncs
@@ -72,9 +68,7 @@ export function releaseDiskIo(limit: DiskIoLimit): void {
 
 /** `major:minor` of the loop device holding `image`, if one does. */
 async function loopDevice(image: string): Promise<string | undefined> {
-  const listed = await execFileAsync(hostProgram('losetup'), ['-j', image, '-O', 'MAJ:MIN', '-n'], {
-    env: hostEnv,
-  }).catch(() => ({ stdout: '' }));
-  const device = listed.stdout.trim().split('\n')[0]?.trim();
+  const listed = await hostOutput('losetup', ['-j', image, '-O', 'MAJ:MIN', '-n']).catch(() => '');
+  const device = listed.trim().split('\n')[0]?.trim();
   return device !== undefined && /^\d+:\d+$/.test(device) ? device : undefined;
 }

@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { DebianPackage } from '../platform/debian-packages.ts';
 import { RunFailed, runToEnd } from '../platform/run-to-end.ts';
 
 // Small facts about host processes and programs, shared by the runtime's modules.
+
+const execFileAsync = promisify(execFile);
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -124,6 +128,15 @@ export function processName(pid: number): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a host program, found on the host's PATH, printed on its stdout alone (its stderr apart, so
+ * machine-readable output such as `ip -j` parses); rejects if it failed to run or exited non-zero.
+ */
+export async function hostOutput(program: string, args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(hostProgram(program), args, { env: hostEnv });
+  return stdout;
 }
 
 /**

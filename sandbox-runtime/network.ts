@@ -1,17 +1,14 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as dns } from 'node:dns';
 import { writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';
 import { alwaysDenied, type NetworkPolicy, type NetworkRule, rulesOf } from '../domain/sandboxes/network.ts';
 import { RunFailed, runToEnd } from '../platform/run-to-end.ts';
 import { joinDirs } from './cgroups.ts';
-import { hostEnv, hostProgram, processLives } from './host.ts';
+import { hostEnv, hostOutput, hostProgram, processLives } from './host.ts';
 import { joinCgroupsArgv, signalGroup, startedOrKilled } from './process-tree.ts';
 import type { SandboxRecord } from './state.ts';
-
-const execFileAsync = promisify(execFile);
 
 // A sandbox's way out (issue 48). Its network namespace has only loopback until slirp4netns, a
 // user-space TCP/IP stack from Debian's packages, gives it a tap device and carries its traffic
@@ -230,9 +227,7 @@ async function applyFirewall(
 
 /** Every address of the host's own network namespace: a sandbox reaches none of them. */
 export async function hostAddresses(): Promise<string[]> {
-  const { stdout: listed } = await execFileAsync(hostProgram('ip'), ['-j', 'address', 'show'], {
-    env: hostEnv,
-  });
+  const listed = await hostOutput('ip', ['-j', 'address', 'show']);
   const interfaces = JSON.parse(listed || '[]') as {
     addr_info?: { local?: string; family?: string }[];
   }[];
