@@ -11,9 +11,11 @@ import { followOrgStream, OrgDirectory } from './auth/org-directory.ts';
 const producer = await createEventProducer('orrery-api');
 const directory = new OrgDirectory();
 const follower = await followOrgStream(directory, { registry: producer.registry, logger });
-const pool = createPgPool(20);
+// Every statement a request makes is bounded, so no request waits on a hung Postgres (issue 49).
+const bounds = { statementTimeoutMs: config().postgres.statementTimeoutMs };
+const pool = createPgPool(20, undefined, bounds);
 // One connection per org whose group Kafka is acknowledging (api/app.ts, admissionPool).
-const admissionPool = createPgPool(10);
+const admissionPool = createPgPool(10, undefined, bounds);
 const app = await buildApi({
   logger,
   directory,

@@ -39,6 +39,8 @@ const environmentSchema = z
       .regex(/^[a-z_][a-z0-9_]*$/)
       .default('orrery'),
     ORRERY_POSTGRES_URL: z.url().default('postgres://orrery:orrery@127.0.0.1:15432/orrery'),
+    // The bound on each statement a request makes (the API's pools): past it, the request is 503.
+    ORRERY_POSTGRES_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(1_500),
     ORRERY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(4),
     // Copies of each topic provisioning creates; by default as many as the local stack has nodes.
     ORRERY_TOPIC_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(7).optional(),
@@ -268,6 +270,7 @@ export function parseConfig(environment: NodeJS.ProcessEnv = process.env) {
       user: decodeURIComponent(postgres.username),
       password: decodeURIComponent(postgres.password),
       database: postgres.pathname.replace(/^\//, ''),
+      statementTimeoutMs: env.ORRERY_POSTGRES_STATEMENT_TIMEOUT_MS,
     },
   };
 }

@@ -13,19 +13,38 @@ export type PgClient = pg.PoolClient;
 const connectionTimeoutMs = 2_000;
 
 /**
+ * How much longer than its statement bound a query is waited for, for the answer to travel: past
+ * that, the server is taken to have hung (a stopped process answers nothing, not even the
+ * statement timeout's error).
+ */
+const answerMarginMs = 200;
+
+/**
  * A pool that outlives its server: a connection the server ends (a restart, 57P01) is reported
  * and dropped, and the next query connects again. Without the listeners such an error is an
  * unhandled 'error' event, which ends the process: the pool listens only to idle clients, and
  * a checked-out client (in a transaction, or between two queries) has no listener of its own.
+ * Given `statementTimeoutMs`, no statement outlasts it: Postgres cancels one that runs longer
+ * (57014), and one a hung server never answers is given up on shortly after (its connection is
+ * then dropped), so a request is not held by either.
  */
-export function createPgPool(max = 10, url = config().postgres.url): PgPool {
+export function createPgPool(
+  max = 10,
+  url = config().postgres.url,
+  bounds: { statementTimeoutMs?: number } = {},
+): PgPool {
+  const { statementTimeoutMs } = bounds;
   const pool = new pg.Pool({
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: connectionTimeoutMs,
+    // Waiting for a connection (a new one, or a free one of the pool's) is bounded as a statement is.
+    connectionTimeoutMillis: Math.min(connectionTimeoutMs, statementTimeoutMs ?? connectionTimeoutMs),
     // Names the process in pg_stat_activity (an operator's, or a test's, way to find its sessions).
     application_name: `orrery-${process.env.ORRERY_SERVICE ?? 'process'}`,
+    ...(statementTimeoutMs === undefined
+      ? {}
+      : { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + answerMarginMs }),
   });
   const lost = (error: Error) => logger.warn({ err: error }, 'postgres: a connection was lost');
   pool.on('error', lost);
@@ -34,8 +53,10 @@ export function createPgPool(max = 10, url = config().postgres.url): PgPool {
 }
 
 // SQLSTATE classes and codes that say the server is away, not that the statement was wrong:
-// connection exceptions (08), shutting down (57P01 to 57P03), and the socket's own errors.
+// connection exceptions (08), shutting down (57P01 to 57P03), and the socket's own errors; and a
+// statement cancelled at its bound (57014, statement_timeout), as slow as a server away.
 const unreachableCodes = new Set([
+  '57014',
   '57P01',
   '57P02',
   '57P03',
@@ -45,15 +66,25 @@ const unreachableCodes = new Set([
   'ETIMEDOUT',
 ]);
 
-/** Whether `error` says Postgres could not be reached (so a retry later may succeed). */
+/**
+ * Whether `error` says Postgres could not be reached, or did not answer within a statement's
+ * bound (so a retry later may succeed).
+ */
 export function isPostgresUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true;
-  // node-postgres's own words for a connection that ended or never came (no code on these).
-  return /^Connection terminated|^timeout exceeded when trying to connect|^Client has encountered a connection error/.test(
-    error.message,
-  );
+  // node-postgres's own words for a connection that ended or never came, or a query given up on
+  // (no code on these).
+  return unreachableMessage.test(error.message);
+}
+
+const unreachableMessage =
+  /^Connection terminated|^timeout exceeded when trying to connect|^Client has encountered a connection error|^Query read timeout/;
+
+/** A query the client gave up waiting for: its connection still awaits the answer, and is no more usable. */
+function givenUp(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
 }
 
 export interface TransactionOptions {
@@ -73,6 +104,7 @@ export async function inTransaction<T>(
   options: TransactionOptions = {},
 ): Promise<T> {
   const client = await pool.connect();
+  let unusable: Error | undefined;
   try {
     // One round trip either way: both statements go as one simple query.
     await client.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
@@ -80,9 +112,12 @@ export async function inTransaction<T>(
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A query given up on holds the connection: dropped, it rolls the transaction back by itself,
+    // and a ROLLBACK would only wait behind the unanswered query.
+    if (givenUp(error)) unusable = error as Error;
+    else await client.query('ROLLBACK').catch((rollbackFailed: Error) => (unusable = rollbackFailed));
     throw error;
   } finally {
-    client.release();
+    client.release(unusable);
   }
 }

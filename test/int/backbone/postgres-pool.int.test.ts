@@ -69,4 +69,22 @@ describe('createPgPool', () => {
     const syntax = await admin.query('SELEC 1').catch((thrown: unknown) => thrown);
     expect(isPostgresUnreachable(syntax)).toBe(false);
   });
+
+  it('cancels a statement past its bound, as unavailable, in a transaction too, and keeps serving', async () => {
+    const bounded = createPgPool(1, undefined, { statementTimeoutMs: 200 });
+    try {
+      const slow = await bounded.query('SELECT pg_sleep(2)').catch((thrown: unknown) => thrown);
+      expect((slow as { code?: string }).code).toBe('57014');
+      expect(isPostgresUnreachable(slow)).toBe(true);
+      const inside = await inTransaction(bounded, (client) => client.query('SELECT pg_sleep(2)')).catch(
+        (thrown: unknown) => thrown,
+      );
+      expect((inside as { code?: string }).code).toBe('57014');
+      expect((await bounded.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      // Unbounded, the same statement runs to its end.
+      expect((await admin.query('SELECT pg_sleep(0.3), 1 AS one')).rows[0]).toMatchObject({ one: 1 });
+    } finally {
+      await bounded.end();
+    }
+  });
 });
