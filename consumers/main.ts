@@ -32,7 +32,7 @@ await server.listen({ host: config().api.host, port: config().consumers.port });
 onShutdown(logger, async () => {
   await Promise.all(running.map((consumer) => consumer.stop()));
   await server.close();
-  watch.stop();
+  await watch.stop();
   await producer.disconnect();
   await Promise.all([pool.end(), clickhouse.close()]);
 });

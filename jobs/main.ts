@@ -64,7 +64,7 @@ await server.listen({ host: config().api.host, port: intervals.port });
 onShutdown(logger, async () => {
   await running.stop();
   await server.close();
-  watch.stop();
+  await watch.stop();
   await producer.disconnect();
   await Promise.all([pool.end(), locks.end(), clickhouse.close()]);
 });

@@ -25,6 +25,8 @@ export class DependencyWatch<Name extends string> {
   constructor(
     private readonly probes: Readonly<Record<Name, () => Promise<boolean>>>,
     private readonly timings: WatchTimings = defaultWatchTimings,
+    /** Lets go of what the probes hold (their own connections), once stopped. */
+    private readonly release: () => Promise<unknown> = async () => undefined,
   ) {}
 
   /** Runs the first round (so the first answers are known), then one round per interval. */
@@ -33,9 +35,10 @@ export class DependencyWatch<Name extends string> {
     this.schedule();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.release().catch(() => undefined);
   }
 
   /** The last answer; `ok` before the first round ended. */

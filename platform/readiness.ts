@@ -9,7 +9,7 @@ import {
   defaultWatchTimings,
   type WatchTimings,
 } from './dependency-watch.ts';
-import type { PgPool } from './postgres.ts';
+import { createPgPool, type PgPool } from './postgres.ts';
 
 export type KeysCheck = 'caught_up' | 'starting';
 export type ReadinessStatus = 'ready' | 'not_ready' | 'starting';
@@ -50,23 +50,26 @@ export interface Stores {
 }
 
 /**
- * A watch of the stores given: a `SELECT 1` on the process's own pool, ClickHouse's `/ping`, and a
- * metadata request over the producer's connections, each bounded (platform/dependency-watch.ts).
+ * A watch of the stores given: a `SELECT 1` on a connection of its own to the pool's server,
+ * ClickHouse's `/ping`, and a metadata request over the producer's connections, each bounded
+ * (platform/dependency-watch.ts). The probe does not queue behind the pool's requests: with every
+ * connection of the pool busy (waiting on Kafka, say) it said Postgres was away when it was not.
  */
 export function storeWatch<Name extends keyof Stores>(
   stores: Pick<Stores, Name>,
   timings: WatchTimings = defaultWatchTimings,
 ): DependencyWatch<Name> {
   const all = stores as Partial<Stores>;
+  const probePool = all.postgres && createPgPool(1, all.postgres.options.connectionString);
   const probes: Record<keyof Stores, (() => Promise<boolean>) | undefined> = {
-    postgres: all.postgres && (async () => (await all.postgres!.query('SELECT 1')).rowCount === 1),
+    postgres: probePool && (async () => (await probePool.query('SELECT 1')).rowCount === 1),
     clickhouse: all.clickhouse && (async () => (await all.clickhouse!.ping()).success),
     kafka: all.kafka && (() => all.kafka!.reachable(timings.timeoutMs)),
   };
   const watched = Object.fromEntries(
     (Object.keys(stores) as Name[]).map((name) => [name, probes[name]!]),
   ) as Record<Name, () => Promise<boolean>>;
-  return new DependencyWatch(watched, timings);
+  return new DependencyWatch(watched, timings, async () => probePool?.end());
 }
 
 /**
