@@ -157,6 +157,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     leases: new AdmissionLeases(deps.pool, callerMs + 5_000),
     leaseWaitMs: callerMs,
     limits: deps.tracingLimits ?? limits,
+    away: () => watch.away(['postgres', 'kafka']),
   });
   // Once the requests in flight are answered: the leases kept for the orgs' next groups go back, so
   // another API process need not wait for them to expire.

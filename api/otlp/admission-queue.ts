@@ -94,6 +94,12 @@ export class AdmissionQueue {
   /** Starts the org's next group or deletion, if none is running; called on arrival and when one ends. */
   private advance(orgId: string, line: OrgLine): void {
     const { admissions } = line;
+    // Work waiting while a store it needs is away would wait on it: it fails now, as a request
+    // arriving meanwhile is refused, even behind a group or a give-back still held up (issue 49).
+    const away = this.deps.away?.();
+    if (away)
+      for (const task of line.tasks.splice(0))
+        task.reject(new Error(`${away} is away: the request was not admitted`));
     if (line.releasing || admissions.busy) return;
     const head = line.tasks[0];
     if (!head) {
@@ -102,27 +108,45 @@ export class AdmissionQueue {
     }
     if (head.kind === 'deletion') {
       line.tasks.shift();
-      admissions
-        .deleteTrace(head.traceId)
-        .then(head.resolve, head.reject)
-        .finally(() => this.advance(orgId, line));
+      admissions.deleteTrace(head.traceId).then(
+        (known) => {
+          head.resolve(known);
+          this.advance(orgId, line);
+        },
+        (error: unknown) => {
+          head.reject(error);
+          this.afterFailure(orgId, line);
+        },
+      );
       return;
     }
     const group = takeGroup(line.tasks);
-    admissions
-      .admit(group.map((task) => task.spans))
-      .then(
-        (verdicts) =>
-          group.forEach((task, index) => {
-            const verdict = verdicts[index]!;
-            if (verdict instanceof Error) task.reject(verdict);
-            else task.resolve(verdict);
-          }),
-        (error: unknown) => {
-          for (const task of group) task.reject(error);
-        },
-      )
-      .finally(() => this.advance(orgId, line));
+    admissions.admit(group.map((task) => task.spans)).then(
+      (verdicts) => {
+        group.forEach((task, index) => {
+          const verdict = verdicts[index]!;
+          if (verdict instanceof Error) task.reject(verdict);
+          else task.resolve(verdict);
+        });
+        this.advance(orgId, line);
+      },
+      (error: unknown) => {
+        for (const task of group) task.reject(error);
+        this.afterFailure(orgId, line);
+      },
+    );
+  }
+
+  /**
+   * A group or deletion failed, its callers answered: the lease is given back, so the org's next
+   * one starts afresh, and the line waits for that meanwhile.
+   */
+  private afterFailure(orgId: string, line: OrgLine): void {
+    line.releasing = line.admissions.releaseLease().finally(() => {
+      line.releasing = undefined;
+      this.advance(orgId, line);
+    });
+    this.advance(orgId, line);
   }
 
   /** The org's work is done: its lease is given back after a while unless more work comes. */

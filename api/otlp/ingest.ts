@@ -19,6 +19,11 @@ export interface IngestDeps {
   leaseIdleMs?: number;
   limits: AdmissionLimits;
   now?: () => Date;
+  /**
+   * The store admission needs that was last seen away (the dependency watch's answer), if any: a
+   * group that would start meanwhile fails at once rather than wait on it, as a new request would.
+   */
+  away?: () => string | undefined;
 }
 
 /**

@@ -17,7 +17,7 @@ const ignore = () => undefined;
  * it. When another process waits for it, the group's recording hands it over (the group's read
  * said so, and a group that records nothing gives it back); the next group then waits in the
  * org's line for its turn (stores/admission-lease.ts). It is also given back when the org has gone
- * quiet (admission-queue.ts), and after a failure.
+ * quiet, and after a failure (admission-queue.ts).
  *
  * Groups are not pipelined: with a later group's read and decision under way while an earlier one
  * was published and recorded (each read counting in the earlier unrecorded groups), eight
@@ -66,14 +66,15 @@ export class OrgAdmissions {
     this.lease = undefined;
   }
 
-  /** Runs one group or deletion; on failure the lease is given back, so the next one starts afresh. */
+  /**
+   * Runs one group or deletion. After a failure the caller gives the lease back (`releaseLease`)
+   * before the org's next one, which then starts afresh; it answers its callers first, so they do
+   * not wait on that statement too (against a hung Postgres, another whole statement bound).
+   */
   private async alone<T>(work: () => Promise<T>): Promise<T> {
     this.busy = true;
     try {
       return await work();
-    } catch (error) {
-      await this.releaseLease();
-      throw error;
     } finally {
       this.busy = false;
     }

@@ -211,3 +211,20 @@ it('gives the lease to a process waiting for it after a group that records nothi
   expect((await elsewhereAdmitted).rejectedSpans).toBe(2);
   await Promise.all([queue.close(), other.close()]);
 });
+
+it('fails the groups that would start while a store admission needs is away, and admits again once it is back', async () => {
+  let away: string | undefined = 'postgres';
+  const queue = newQueue({ away: () => away });
+  const orgId = `org_queue_${randomUUID()}`;
+  const refused = await Promise.allSettled([
+    queue.admit(orgId, sent(llmSpans(2))),
+    queue.admit(orgId, sent(llmSpans(3))),
+  ]);
+  expect(refused.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+  expect(String((refused[0] as PromiseRejectedResult).reason)).toContain('postgres is away');
+  expect(await spansInLedger(orgId)).toBe(0);
+  away = undefined;
+  expect(await queue.admit(orgId, sent(llmSpans(4)))).toMatchObject({ acceptedSpans: 4 });
+  expect(await spansInLedger(orgId)).toBe(4);
+  await queue.close();
+});
