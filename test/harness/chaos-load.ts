@@ -16,7 +16,17 @@ export interface Met {
   problem?: string;
 }
 
+/** One request and its answer (status 0: none came), by when each happened (Date.now()). */
+export interface Exchange {
+  surface: Met['surface'];
+  sentAt: number;
+  answeredAt: number;
+  status: number;
+}
+
 export interface ChaosLoad {
+  /** Every request sent, answered or not, in the order answered. */
+  readonly exchanges: Exchange[];
   /**
    * Every answer other than 200, in order, and every 200 that refused spans (`partial_success`,
    * 001 "Refused spans"; its `problem` says how many and why).
@@ -52,6 +62,7 @@ export function startChaosLoad(options: {
   titlers: number;
 }): ChaosLoad {
   const refusals: Met[] = [];
+  const exchanges: Exchange[] = [];
   const acknowledgedSpans: string[] = [];
   const sentSpans: string[] = [];
   const answeredTitles: string[] = [];
@@ -83,7 +94,9 @@ export function startChaosLoad(options: {
     send: () => ReturnType<typeof post>,
   ): Promise<Awaited<ReturnType<typeof post>> | undefined> {
     for (;;) {
+      const sentAt = Date.now();
       const answer = await send();
+      exchanges.push({ surface, sentAt, answeredAt: Date.now(), status: answer.status });
       if (answer.status === 200) {
         servedAt[surface].push(Date.now());
         return answer;
@@ -135,6 +148,7 @@ export function startChaosLoad(options: {
     ...Array.from({ length: options.titlers }, titler),
   ];
   return {
+    exchanges,
     refusals,
     acknowledgedSpans,
     sentSpans,

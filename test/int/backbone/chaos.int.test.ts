@@ -25,7 +25,8 @@ import { freePort } from '../../harness/secure-cluster.ts';
 // missing answer while the API process lives); at the end every acknowledged span (answered 200
 // with nothing refused) is stored exactly once and every answered title billed once. Last, the
 // supervisor itself is killed -9: its processes end by themselves (issue 49) and a new one starts
-// clean on the same ports. After the API's kill, OTLP is served again as soon as titles are.
+// clean on the same ports. After the API's kill, OTLP is served again as soon as titles are; while
+// Postgres or Kafka hangs (SIGSTOP), every request is answered within 2 s.
 // Every wait is for what the supervisor logs or a health check or the load answers, bounded.
 
 interface LogLine {
@@ -172,7 +173,7 @@ async function ready(name: keyof typeof ports): Promise<true | undefined> {
 }
 
 /** Waits until both loads were served `count` more times than when called: the platform serves. */
-async function bothServed(what: string, killedAt: number, count = 3): Promise<void> {
+async function bothServed(what: string, killedAt: number, count = 3, since = 'the kill'): Promise<void> {
   const from = { otlp: load.served('otlp'), title: load.served('title') };
   await eventually(
     async () =>
@@ -182,7 +183,7 @@ async function bothServed(what: string, killedAt: number, count = 3): Promise<vo
     120_000,
     `OTLP and titles served again after ${what}`,
   );
-  recoveries.push(`${what}: both loads served again ${Date.now() - killedAt} ms after the kill`);
+  recoveries.push(`${what}: both loads served again ${Date.now() - killedAt} ms after ${since}`);
   log(recoveries.at(-1)!);
 }
 
@@ -194,8 +195,18 @@ const platformPids = () =>
 
 describe('the platform supervisor, under load', () => {
   it('serves the API again after a kill -9 while the consumers and jobs keep running', async () => {
+    // Killed while it serves both loads, so it dies holding the org's admission lease.
+    await eventually(
+      async () => (load.served('otlp') >= 3 && load.served('title') >= 3 ? true : undefined),
+      60_000,
+      'both loads served before the kill',
+    );
     const before = platformPids();
     const pid = before.api!;
+    const leaseHeld = await pool.query(
+      'SELECT 1 FROM admission_leases WHERE org_id = $1 AND expires_at > now()',
+      [orgId],
+    );
     const killedAt = Date.now();
     const window = { from: killedAt, to: Number.POSITIVE_INFINITY };
     apiDown.push(window);
@@ -222,6 +233,7 @@ describe('the platform supervisor, under load', () => {
     recoveries.push(
       `api: first OTLP 200 ${first.otlp - killedAt} ms, first title 200 ${first.title - killedAt} ms after the kill`,
     );
+    expect(leaseHeld.rowCount).toBe(1);
     expect(first.otlp - first.title).toBeLessThan(1_000);
   }, 120_000);
 
@@ -308,6 +320,70 @@ describe("the stack's watcher, under load", () => {
     await eventually(() => ready('api'), 60_000, 'api ready after Kafka came back');
     await bothServed('kafka', killedAt);
   }, 300_000);
+});
+
+describe('a hung part, under load', () => {
+  /** The daemon's process and its children (Postgres's backends, which answer the queries). */
+  const processTree = (pid: number): number[] => {
+    const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.trim();
+    return [pid, ...(children ? children.split('\n').map(Number) : [])];
+  };
+
+  /**
+   * Stops the component's processes (SIGSTOP: they hold their connections and answer nothing) until
+   * the API says it is away and each load met its refusals, then continues them. Every request in
+   * flight meanwhile must have been answered within 2 s of the stop or of its sending.
+   */
+  async function hangAndContinue(component: Component, away: 'postgres' | 'kafka'): Promise<void> {
+    const pids = processTree(readPid(component.daemons[0]!)!);
+    const stoppedAt = Date.now();
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      await eventually(
+        async () => {
+          const readiness = (await (await fetch(`http://127.0.0.1:${ports.api}/readyz`)).json()) as {
+            checks: Record<string, string>;
+          };
+          return readiness.checks[away] === 'unreachable' ? true : undefined;
+        },
+        30_000,
+        `the API seeing ${away} away`,
+      );
+      const refusedSince = (surface: 'otlp' | 'title') =>
+        load.exchanges.filter(
+          (met) => met.surface === surface && met.sentAt > stoppedAt && met.status === 503,
+        ).length;
+      await eventually(
+        async () => (refusedSince('otlp') >= 3 && refusedSince('title') >= 3 ? true : undefined),
+        30_000,
+        'both loads refused while it hangs',
+      );
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    const continuedAt = Date.now();
+    const during = load.exchanges.filter((met) => met.answeredAt > stoppedAt && met.sentAt < continuedAt);
+    const waited = during.map((met) => ({
+      ...met,
+      waitedMs: met.answeredAt - Math.max(met.sentAt, stoppedAt),
+    }));
+    recoveries.push(
+      `${component.name} hung: ${during.length} requests met it, the longest answered in ` +
+        `${Math.max(...waited.map((met) => met.waitedMs))} ms`,
+    );
+    expect(waited.filter((met) => met.waitedMs > 2_000)).toEqual([]);
+    // Every one of them answered (no 0: nothing was cut by the client's own timeout).
+    expect(during.filter((met) => met.status === 0)).toEqual([]);
+    await bothServed(`${component.name} hung`, continuedAt, 3, 'it continued');
+  }
+
+  it('answers every request within 2 s while Postgres hangs, with 503, and serves again once it continues', async () => {
+    await hangAndContinue(stack.postgres, 'postgres');
+  }, 120_000);
+
+  it('answers every request within 2 s while Kafka hangs, with 503, and serves again once it continues', async () => {
+    await hangAndContinue(stack.kafka, 'kafka');
+  }, 120_000);
 });
 
 describe('what the load met, and what was kept', () => {
