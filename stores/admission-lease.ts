@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { Presence, presentSql } from '../platform/advisory-lock.ts';
 import type { PgPool } from '../platform/postgres.ts';
 
 // One API process at a time admits an org's spans (or deletes its traces), so each decision is
@@ -21,10 +21,11 @@ import type { PgPool } from '../platform/postgres.ts';
 // rather than at its next ask. Alone, a process never finds a wanter, and pays nothing for this.
 //
 // Liveness: each holder keeps a session-level advisory lock on a connection of its own (its
-// presence), which Postgres drops the moment that connection ends. A lease whose holder shows no
-// presence is free at once, its time left or not: a process killed -9 holds up none of its orgs
-// until the lease expires. A holder that is alive but cut off from Postgres loses its leases the
-// same way, and then records nothing (each recording checks it still holds the lease).
+// presence, platform/advisory-lock.ts), which Postgres drops the moment that connection ends. A
+// lease whose holder shows no presence is free at once, its time left or not: a process killed
+// -9 holds up none of its orgs until the lease expires. A holder that is alive but cut off from
+// Postgres loses its leases the same way, and then records nothing (each recording checks it
+// still holds the lease).
 
 export interface Lease {
   readonly orgId: string;
@@ -54,69 +55,8 @@ export class LeaseLost extends Error {
   }
 }
 
-/**
- * The advisory locks of holders' presence are keyed (this number, hashtext(holder)), apart from any
- * other advisory lock of the database: the two-key form shows in pg_locks as classid and objid.
- */
-const presenceKeySpace = 0x6f727279; // 'orry'
-
-/** Whether the holder named by the SQL expression `holder` keeps its presence in this database. */
-const present = (holder: string) =>
-  `EXISTS (SELECT 1 FROM pg_locks
-            WHERE locktype = 'advisory' AND objsubid = 2 AND granted
-              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND classid = ${presenceKeySpace} AND objid = hashtext(${holder})::oid)`;
-
-/**
- * A holder's presence: its advisory lock, held by a connection of its own for as long as the
- * holder lives. Made on first use and again after the connection was lost.
- */
-class HolderPresence {
-  private session: Promise<pg.Client> | undefined;
-  private closed = false;
-
-  constructor(
-    private readonly settings: pg.ClientConfig,
-    private readonly holder: string,
-  ) {}
-
-  /** Resolves once the holder is present; rejects if Postgres cannot be reached. */
-  ensure(): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('the lease holder has stopped'));
-    if (!this.session) {
-      const client = new pg.Client({ ...this.settings, application_name: `${this.holder}-presence` });
-      const session = (async () => {
-        await client.connect();
-        const locked = await client.query<{ locked: boolean }>(
-          'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
-          [presenceKeySpace, this.holder],
-        );
-        // Only another session of this same holder (one the server has not yet seen end) has it.
-        if (!locked.rows[0]?.locked) throw new Error(`${this.holder}'s presence is held by another session`);
-        return client;
-      })();
-      const lost = () => {
-        if (this.session === session) this.session = undefined;
-        void client.end().catch(() => undefined);
-      };
-      client.on('error', lost);
-      client.on('end', lost);
-      session.catch(lost);
-      this.session = session;
-    }
-    return this.session;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const session = this.session;
-    this.session = undefined;
-    await session?.then((client) => client.end()).catch(() => undefined);
-  }
-}
-
 export class AdmissionLeases {
-  private readonly presence: HolderPresence;
+  private readonly presence: Presence;
 
   /**
    * @param ttlMs how long a lease lasts unless renewed or given back: longer than a publish may
@@ -131,7 +71,7 @@ export class AdmissionLeases {
      */
     readonly holder = `api-${randomUUID()}`,
   ) {
-    this.presence = new HolderPresence(pool.options, holder);
+    this.presence = new Presence(pool.options, holder);
   }
 
   /**
@@ -208,7 +148,7 @@ const firstWanter = (p: { org: string; except?: string }) =>
  * ahead of the one asking, its last holder included. Presence is looked up only for a lease another
  * holder has and has not let expire, and once per try (the statement's columns all follow it).
  */
-const free = `CASE WHEN l.expires_at > now() AND (l.holder = EXCLUDED.holder OR ${present('l.holder')})
+const free = `CASE WHEN l.expires_at > now() AND (l.holder = EXCLUDED.holder OR ${presentSql('l.holder')})
   THEN l.holder = EXCLUDED.holder
   ELSE coalesce((SELECT holder FROM first_wanter), EXCLUDED.holder) = EXCLUDED.holder END`;
 
