@@ -19,8 +19,9 @@ const onContainers = [
   'test/e2e/dashboard.e2e.test.ts',
 ];
 
-// Unit tests are pure and fast; integration and end-to-end tests share one real local stack,
-// started (or reused) once by the global setup, and run one file at a time on 2 cores. With
+// Unit tests are pure and fast; integration and end-to-end tests share one real local stack of
+// their own (not `npm start`'s: test/harness/providers/local.ts), started (or reused) once by the
+// global setup, and run one file at a time on 2 cores. With
 // STACK=testcontainers the stack is in containers instead, for the tests in `onContainers`.
 export default defineConfig({
   test: {
