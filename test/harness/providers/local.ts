@@ -9,8 +9,11 @@ import type { StackProvider } from './provider.ts';
  * The test run's own local stack (issue 49, item 7): the same components `npm start` runs, in a
  * folder and on ports of their own, so a platform that `npm start` keeps running on the local
  * stack and `npm test` neither feed nor starve each other's consumer groups, and share no topic,
- * database or daemon (a test that stops or kills one disturbs only the tests). Each port is the
- * local stack's default plus 10,000; Kafka has one node, as the local stack by default.
+ * database, sandbox folder or daemon (a test that stops or kills one disturbs only the tests).
+ * Each port is the local stack's default plus 10,000, but Kafka's, plus 5,000 (the secure
+ * cluster's tests take 29092 and up, test/harness/secure-cluster.ts); all are below the kernel's
+ * ephemeral ports, where the tests' free ports come from. Kafka has one node, as the local
+ * stack's by default.
  */
 export function testStackEnvironment(stackDir = parseConfig({}).stackDir): Record<string, string> {
   return {
@@ -18,8 +21,8 @@ export function testStackEnvironment(stackDir = parseConfig({}).stackDir): Recor
     ORRERY_POSTGRES_URL: 'postgres://orrery:orrery@127.0.0.1:25432/orrery',
     ORRERY_CLICKHOUSE_URL: 'http://127.0.0.1:28123',
     ORRERY_CLICKHOUSE_NATIVE_PORT: '29000',
-    ORRERY_KAFKA_BROKERS: '127.0.0.1:29092',
-    ORRERY_KAFKA_CONTROLLER_PORT: '29093',
+    ORRERY_KAFKA_BROKERS: '127.0.0.1:24092',
+    ORRERY_KAFKA_CONTROLLER_PORT: '24093',
     ORRERY_STACK_KAFKA_NODES: '1',
     ORRERY_REGISTRY_URL: 'http://127.0.0.1:28081',
     ORRERY_DEFAULT_MODEL_PORT: '28082',
