@@ -44,7 +44,7 @@ export interface ChaosLoad {
   readonly answeredTitles: string[];
   /** Answers of 200 so far, by surface. */
   served(surface: Met['surface']): number;
-  /** When the surface's first 200 after `since` came (Date.now()), if one has. */
+  /** When the first 200 came (Date.now()) of the surface's requests sent after `since`, if one has. */
   firstServedAfter(surface: Met['surface'], since: number): number | undefined;
   /** Stops starting new requests; each in hand is retried until answered, or until `deadline`. */
   stop(deadline: number): Promise<void>;
@@ -154,7 +154,9 @@ export function startChaosLoad(options: {
     sentSpans,
     answeredTitles,
     served: (surface) => servedAt[surface].length,
-    firstServedAfter: (surface, since) => servedAt[surface].find((at) => at > since),
+    firstServedAfter: (surface, since) =>
+      exchanges.find((met) => met.surface === surface && met.status === 200 && met.sentAt > since)
+        ?.answeredAt,
     async stop(until) {
       stopping = true;
       deadline = until;
