@@ -20,6 +20,14 @@ const connectionTimeoutMs = 2_000;
 const answerMarginMs = 200;
 
 /**
+ * How long a bounded pool's transaction may sit idle before Postgres ends it: far past any wait of
+ * ours inside one (a recording waits for Kafka, ORRERY_PUBLISH_TIMEOUT_MS), so only a process
+ * that stalled or lost its way leaves one open, and its locks (an admission group's undecided row,
+ * stores/admission-groups.ts) are not held longer.
+ */
+const idleInTransactionMs = 10_000;
+
+/**
  * A pool that outlives its server: a connection the server ends (a restart, 57P01) is reported
  * and dropped, and the next query connects again. Without the listeners such an error is an
  * unhandled 'error' event, which ends the process: the pool listens only to idle clients, and
@@ -44,7 +52,11 @@ export function createPgPool(
     application_name: `orrery-${process.env.ORRERY_SERVICE ?? 'process'}`,
     ...(statementTimeoutMs === undefined
       ? {}
-      : { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + answerMarginMs }),
+      : {
+          statement_timeout: statementTimeoutMs,
+          query_timeout: statementTimeoutMs + answerMarginMs,
+          idle_in_transaction_session_timeout: idleInTransactionMs,
+        }),
   });
   const lost = (error: Error) => logger.warn({ err: error }, 'postgres: a connection was lost');
   pool.on('error', lost);

@@ -88,14 +88,19 @@ export function chunkBySize(traces: ReceivedTrace[]): ReceivedTrace[][] {
   return chunks;
 }
 
+/** The spans a group accepted, and the admission group whose fate decides their projection. */
+export interface AcceptedSpans {
+  orgId: string;
+  occurredAt: Date;
+  traces: ReceivedTrace[];
+  admissionId?: string;
+}
+
 /**
  * One request's accepted spans as SpansReceived events: the traces that fall on one partition go
  * together, so a request is a message per partition (and per MiB) rather than one per trace.
  */
-export function spansReceivedEvents(
-  received: { orgId: string; occurredAt: Date; traces: ReceivedTrace[] },
-  partitionCount: number,
-): PlacedSpanEvent[] {
+export function spansReceivedEvents(received: AcceptedSpans, partitionCount: number): PlacedSpanEvent[] {
   const byPartition = new Map<number, ReceivedTrace[]>();
   for (const trace of received.traces) {
     const partition = tracePartition(received.orgId, trace.traceId, partitionCount);
@@ -112,15 +117,13 @@ export function spansReceivedEvents(
         orgId: received.orgId,
         occurredAt: received.occurredAt,
         traces: chunk,
+        ...(received.admissionId ? { admissionId: received.admissionId } : {}),
       },
     })),
   );
 }
 
 /** Publishes one request's accepted spans (spansReceivedEvents), acknowledged by Kafka. */
-export async function publishSpansReceived(
-  producer: EventProducer,
-  received: { orgId: string; occurredAt: Date; traces: ReceivedTrace[] },
-): Promise<void> {
+export async function publishSpansReceived(producer: EventProducer, received: AcceptedSpans): Promise<void> {
   await sendPlaced(producer, spansReceivedEvents(received, await producer.partitionCount('spans')));
 }

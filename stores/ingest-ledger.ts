@@ -1,5 +1,6 @@
 import { isGoodSpanId, isGoodTraceId, type LedgerFacts } from '../domain/tracing/admission.ts';
 import { inTransaction, type PgClient, type PgPool } from '../platform/postgres.ts';
+import { dropUndecidedGroups, keptGroupCte } from './admission-groups.ts';
 import { type Lease, LeaseLost, leaseWantedColumn, renewLeaseCte } from './admission-lease.ts';
 
 // The admission ledger's reads and writes for one group of requests (tables in the ingest-ledger
@@ -138,6 +139,8 @@ export async function readLedger(
 
 /** A group's accepted spans as the ledger records them. */
 export interface AcceptedRecord {
+  /** The admission group, whose row the record inserts kept (admission-groups.ts). */
+  groupId: string;
   month: string;
   now: Date;
   traceIds: string[];
@@ -160,11 +163,12 @@ function idLists(accepted: AcceptedRecord): { new: PlacedIds; known: PlacedIds }
 }
 
 /**
- * Records a group's accepted spans in their traces' rows and the org's month, and renews the
- * lease, in one statement run while `deliver` has Kafka acknowledge them, in a transaction
- * committed only once it has: the ledger's write costs the group no time of its own beyond the
- * commit, and spans Kafka refused are never recorded (the transaction is rolled back and
- * `deliver`'s error thrown). The statement and the publish start together, so the server writes
+ * Records a group's accepted spans in their traces' rows and the org's month, marks the group
+ * kept, and renews the lease, in one statement run while `deliver` has Kafka acknowledge them, in a
+ * transaction committed only once it has: the ledger's write costs the group no time of its own
+ * beyond the commit, and spans Kafka refused are never recorded (the transaction is rolled back and
+ * `deliver`'s error thrown). Whatever fails, the group is not kept, so its spans, even those Kafka
+ * took, are never projected (admission-groups.ts): the caller's 503 is true. The statement and the publish start together, so the server writes
  * while Kafka acknowledges. Throws LeaseLost, having written nothing, if the lease was no longer
  * held. Returns only once the delivery has settled, whatever failed, so nothing of the group is
  * still in flight when the caller gives the lease back; and whether the lease was handed to a
@@ -182,54 +186,51 @@ export async function recordAccepted(
   );
   try {
     const sent = performance.now();
-    const handedOver = await inTransaction(
-      pool,
-      async (client) => {
-        const ids = idLists(accepted);
-        const result = await client.query<{ held: boolean; handed_over: boolean | null }>({
-          name: 'ingest-ledger-record',
-          text: recordStatement,
-          values: [
-            lease.orgId,
-            ids.new.traces.join(','),
-            ids.new.spans.join(','),
-            accepted.now,
-            accepted.month,
-            accepted.spanIds.length,
-            accepted.bytes,
-            lease.holder,
-            lease.ttlMs,
-            ids.known.traces.join(','),
-            ids.known.spans.join(','),
-            ids.new.spanPlaces.join(','),
-            ids.known.spanPlaces.join(','),
-          ],
-        });
-        const refused = await delivered;
-        if (refused) throw refused.refusal;
-        if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
-        return result.rows[0].handed_over === true;
-      },
-      recordCommit,
-    );
+    const handedOver = await inTransaction(pool, async (client) => {
+      const ids = idLists(accepted);
+      const result = await client.query<{ held: boolean; handed_over: boolean | null }>({
+        name: 'ingest-ledger-record',
+        text: recordStatement,
+        values: [
+          lease.orgId,
+          ids.new.traces.join(','),
+          ids.new.spans.join(','),
+          accepted.now,
+          accepted.month,
+          accepted.spanIds.length,
+          accepted.bytes,
+          lease.holder,
+          lease.ttlMs,
+          ids.known.traces.join(','),
+          ids.known.spans.join(','),
+          ids.new.spanPlaces.join(','),
+          ids.known.spanPlaces.join(','),
+          accepted.groupId,
+        ],
+      });
+      const refused = await delivered;
+      if (refused) throw refused.refusal;
+      if (!result.rows[0]?.held) throw new LeaseLost(lease.orgId);
+      return result.rows[0].handed_over === true;
+    });
     lease.validUntil = sent + lease.ttlMs;
     return { handedOver };
+  } catch (error) {
+    // Not kept, or (a commit whose answer was lost) not known to be: the group is marked dropped
+    // unless it was kept, so its consumer need not wait to learn so. Not waited for: the caller
+    // answers 503 now, and a Postgres that is away leaves the marking to the consumer.
+    void dropUndecidedGroups(pool, [accepted.groupId]).catch(() => undefined);
+    throw error;
   } finally {
     await delivered;
   }
 }
 
-/**
- * The record commits without waiting for the disk. Kafka has acknowledged the spans before the
- * commit, so a record lost in a crash of Postgres loses no span: it is the case of a commit that
- * fails after the publish, which the ledger already survives (a resend is accepted again, and the
- * read model collapses the copy), and it can only cover the last 0.6 s. Waiting for the WAL's
- * fsync held the org's line longest of any step but the publish: at eight telemetrygen exporters
- * (bench/peer), the commit step took 7.6 and 8.9 ms of a group's 24.2 and 24.9 on the line,
- * against 4.1 and 5.1 ms of 18.9 and 22.2 without the wait. Deletions still wait (recordDeletion):
- * a forgotten deletion would let a deleted trace's spans back in.
- */
-const recordCommit = { asyncCommit: true } as const;
+// The record commits waiting for the disk, as every transaction does: its group's row, kept, is
+// what lets the group's spans into the read models, and a 200 is answered only once it is
+// durable. (It committed without the wait before groups had fates: a record lost in a crash of
+// Postgres then lost only the ledger's count of spans still projected; now it would lose the
+// spans. The wait held the org's line 7.6 and 8.9 ms a group instead of 4.1 and 5.1, bench/peer.)
 
 /** One ledger row per trace of the id lists given (the traces, and each span's trace's place and id). */
 const traceRows = (traceIds: string, spanPlaces: string, spanIds: string) =>
@@ -248,7 +249,8 @@ const traceRows = (traceIds: string, spanPlaces: string, spanIds: string) =>
 // Were a row there after all, the statement fails and the group with it (503, resent, read
 // again). A known trace's row grows by upsert, so one that retention forgot since is recorded
 // anew.
-const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$9' })}, new_traces AS (
+const recordStatement = `WITH ${renewLeaseCte({ org: '$1', holder: '$8', ttl: '$9' })},
+   ${keptGroupCte({ group: '$14', when: 'EXISTS (SELECT 1 FROM lease)' })}, new_traces AS (
      ${traceRows('$2', '$12', '$3')}
    ), known_traces AS (
      ${traceRows('$10', '$13', '$11')}

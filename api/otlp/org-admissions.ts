@@ -85,11 +85,11 @@ export class OrgAdmissions {
    * lease held, the ledger is read in one round trip while the requests are normalized, each
    * request is decided against the facts its predecessors left, and the accepted spans are
    * published while one statement records them and renews the lease (or hands it over), in a
-   * transaction committed only once Kafka acknowledged them. If the publish fails the transaction
-   * is rolled back, nothing is recorded, and the callers answer 503; if the commit fails after the
-   * publish, the spans sent again are duplicates on the topic, which the spans read model
-   * collapses. A request whose normalization failed gets that error, and is neither decided nor
-   * recorded.
+   * transaction committed only once Kafka acknowledged them. If anything fails the group is not
+   * kept: nothing is recorded, the callers answer 503, and the spans Kafka may hold all the same
+   * are never projected (stores/admission-groups.ts), so the requests sent again are stored and
+   * counted once. A request whose normalization failed gets that error, and is neither decided
+   * nor recorded.
    */
   admit(requests: PendingSpans[]): Promise<(Admission | Error)[]> {
     return this.alone(() => this.run(requests));
@@ -119,19 +119,25 @@ export class OrgAdmissions {
     const { admissions, accepted, acceptedBytes } = this.decide(normalized, ledger, now);
     marks.decided = performance.now();
     if (accepted.length > 0) {
+      // The group's identity in its events and its ledger record: its spans reach the read models
+      // only if that record is kept (stores/admission-groups.ts).
+      const groupId = randomUUID();
       const traces = [...groupByTrace(accepted)].map(([traceId, spans]) => ({
         traceId,
         traceFirstReceivedAt: ledger.traceFirstReceived.get(traceId) ?? now,
         spans,
       }));
       const deliver = () =>
-        publishSpansReceived(deps.producer, { orgId, occurredAt: now, traces }).finally(() => {
-          marks.published = performance.now();
-        });
+        publishSpansReceived(deps.producer, { orgId, occurredAt: now, traces, admissionId: groupId }).finally(
+          () => {
+            marks.published = performance.now();
+          },
+        );
       const { handedOver } = await recordAccepted(
         deps.recordPool,
         lease,
         {
+          groupId,
           month,
           now,
           traceIds: accepted.map((span) => span.traceId),

@@ -25,5 +25,13 @@ interface SpanEventBase {
 
 export type SpanEvent =
   /** Spans of one request, of the traces whose keys share a partition. */
-  | (SpanEventBase & { type: 'SpansReceived'; traces: ReceivedTrace[] })
+  | (SpanEventBase & {
+      type: 'SpansReceived';
+      traces: ReceivedTrace[];
+      /**
+       * The admission group that recorded these spans in the ledger, whose fate decides whether
+       * they are projected (stores/admission-groups.ts); absent in events written before.
+       */
+      admissionId?: string;
+    })
   | (SpanEventBase & { type: 'TraceDeleted'; traceId: string });

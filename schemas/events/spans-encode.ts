@@ -24,6 +24,7 @@ export function encodeSpanEvent(spanEvent: SpanEvent, header: Uint8Array): Buffe
     writer.nonEmptyString(event.traceId, spanEvent.traceId);
     writer.message(event.traceDeleted, () => undefined);
   } else {
+    writer.nonEmptyString(event.admissionId, spanEvent.admissionId ?? '');
     writer.message(event.tracesReceived, () => {
       for (const received of spanEvent.traces)
         writer.message(traces.traces, () => writeTrace(writer, received));

@@ -16,6 +16,7 @@ export const spanEventFields = ids(eventType, [
   'orgId',
   'occurredAtMs',
   'traceId',
+  'admissionId',
   'spansReceived',
   'traceDeleted',
   'tracesReceived',

@@ -84,5 +84,7 @@ export function spanEventFromWire(wire: Wire): SpanEvent | undefined {
   }
   if (wire.event !== 'spansReceived' && wire.event !== 'tracesReceived') return undefined;
   const traces = receivedTraces(wire);
-  return traces ? { ...base, type: 'SpansReceived', traces } : undefined;
+  if (!traces) return undefined;
+  const admissionId = text(wire.admissionId);
+  return { ...base, type: 'SpansReceived', traces, ...(admissionId ? { admissionId } : {}) };
 }

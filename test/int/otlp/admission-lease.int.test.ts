@@ -24,6 +24,7 @@ afterAll(async () => {
 const ttlMs = 30_000;
 const newTraceId = () => randomUUID().replace(/-/g, '');
 const accepted = (traceId: string) => ({
+  groupId: randomUUID(),
   month: '2026-11-01',
   now: new Date(),
   traceIds: [traceId],

@@ -95,7 +95,7 @@ describe('span events written for Kafka', () => {
     expect(roundTrip(received([edges, nulls]))).toEqual(received([edges, nulls]));
   });
 
-  it('keeps several traces apart, and a deletion', () => {
+  it('keeps several traces apart, their admission group, and a deletion', () => {
     const event: SpanEvent = {
       type: 'SpansReceived',
       eventId: 'e',
@@ -111,6 +111,9 @@ describe('span events written for Kafka', () => {
       ],
     };
     expect(roundTrip(event)).toEqual(event);
+    // With its admission group, as the API writes it now; without, as written before.
+    const grouped: SpanEvent = { ...event, admissionId: '4a0c3d7e-5b8f-4e2a-9c1d-2f3e4a5b6c7d' };
+    expect(roundTrip(grouped)).toEqual(grouped);
     const deleted: SpanEvent = {
       type: 'TraceDeleted',
       eventId: 'e',
