@@ -1,4 +1,5 @@
 import { isPostgresUnreachable } from '../platform/postgres.ts';
+import { AdmissionUndecided } from '../projections/admission-gate.ts';
 
 // Which store errors are worth retrying with backoff (the store is down, busy or restarting) and
 // which mean the batch itself cannot be applied (those messages go to the dead-letter topic).
@@ -22,7 +23,7 @@ const transientClickHouseCodes = new Set(['159', '202', '241', '252']);
 
 export function isTransientStoreError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (isPostgresUnreachable(error)) return true;
+  if (isPostgresUnreachable(error) || error instanceof AdmissionUndecided) return true;
   const { code } = error as Error & { code?: unknown };
   if (typeof code === 'string') {
     if (transientNodeCodes.has(code) || transientPostgresStates.has(code)) return true;

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import type { PgPool } from '../platform/postgres.ts';
+import type { AdmissionFates } from '../projections/admission-gate.ts';
 import { orgPostgresProjection } from '../projections/org.ts';
 import { personPostgresProjection } from '../projections/person.ts';
 import type { Projection } from '../projections/projection.ts';
@@ -9,6 +10,7 @@ import { spansClickHouseProjection } from '../projections/spans-clickhouse.ts';
 import { templatePostgresProjection } from '../projections/template-postgres.ts';
 import { usageClickHouseProjection } from '../projections/usage-clickhouse.ts';
 import { usagePostgresProjection } from '../projections/usage-postgres.ts';
+import { dropUndecidedGroups, groupFates } from '../stores/admission-groups.ts';
 import type { ConsumerGroupId } from './groups.ts';
 
 /** Every consumer group the consumers process runs, by its id (consumers/groups.ts). */
@@ -20,9 +22,20 @@ export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseCli
     'orrery-person-postgres': personPostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-usage-clickhouse': usageClickHouseProjection(stores.clickhouse) as Projection<unknown>,
     'orrery-usage-postgres': usagePostgresProjection(stores.pool) as Projection<unknown>,
-    'orrery-spans-clickhouse': spansClickHouseProjection(stores.clickhouse) as Projection<unknown>,
+    'orrery-spans-clickhouse': spansClickHouseProjection(
+      stores.clickhouse,
+      admissionFates(stores.pool),
+    ) as Projection<unknown>,
     'orrery-sandbox-postgres': sandboxPostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-run-postgres': runPostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-template-postgres': templatePostgresProjection(stores.pool) as Projection<unknown>,
+  };
+}
+
+/** The admission groups' fates in Postgres, as the spans' projection asks for them. */
+export function admissionFates(pool: PgPool): AdmissionFates {
+  return {
+    read: (groupIds) => groupFates(pool, groupIds),
+    dropUndecided: (groupIds) => dropUndecidedGroups(pool, groupIds),
   };
 }

@@ -2,6 +2,7 @@ import { type ClickHouseClient, idBytes, identifier, joinSql, sql } from '../pla
 import { insertRowBinary, RowBinaryWriter } from '../platform/clickhouse-rowbinary.ts';
 import { logger } from '../platform/logger.ts';
 import { poll } from '../platform/poll.ts';
+import { type AdmissionFates, keptOnly } from './admission-gate.ts';
 import type { Projection } from './projection.ts';
 import { type SpanRecord, spanColumns, spanRecordOf, writeSpanRows } from './spans-rowbinary.ts';
 import { traceFragmentColumns } from './trace-fragments-rowbinary.ts';
@@ -20,6 +21,9 @@ import { traceFragmentColumns } from './trace-fragments-rowbinary.ts';
 // so such later spans only come from a trace sent again after that.)
 //
 // A deletion is one mutation per table: `spans`, `span_facts` and `trace_fragments`.
+//
+// Received spans are applied only once their admission group is kept (admission-gate.ts): those
+// of a group that was answered 503 are left out, even when Kafka took them.
 //
 // Redelivery: an insert adds copies that every read counts once (spans and span_facts collapse on
 // the span's identity, a trace's fragments are read with aggregates a copy cannot change); a
@@ -64,7 +68,10 @@ const mutationPollMs = 100;
 // timeout, 10 s, platform/kafka.ts), and a batch may take up to the poll interval (5 minutes).
 const mutationWaitMs = 10_000;
 
-export function spansClickHouseProjection(clickhouse: ClickHouseClient): Projection<SpanRecord> {
+export function spansClickHouseProjection(
+  clickhouse: ClickHouseClient,
+  fates: AdmissionFates,
+): Projection<SpanRecord> {
   // Each insert's rows are written into a buffer kept from an earlier insert: an insert is tens of
   // MB, and growing a new buffer to that for every insert cost the consumers 1.0 s of garbage
   // collection in 20 s at eight LLM exporters (0.4 s reusing them; main thread 29 → 22 µs per
@@ -153,7 +160,7 @@ export function spansClickHouseProjection(clickhouse: ClickHouseClient): Project
     maxWaitMs: 100,
     from: { value: spanRecordOf },
     async project(batch) {
-      for (const step of spanWriteSteps(batch)) {
+      for (const step of spanWriteSteps(await keptOnly(batch, fates))) {
         if (step.type === 'insert') await insert(step.events);
         else await remove(step.traces);
       }

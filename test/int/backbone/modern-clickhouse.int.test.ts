@@ -13,6 +13,7 @@ import {
 } from '../../../api/queries/analytics-store.ts';
 import { findSpan, traceSpans } from '../../../api/queries/spans-store.ts';
 import { listTraces, type TraceFilter } from '../../../api/queries/traces-store.ts';
+import { admissionFates } from '../../../consumers/projections.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
 import { migrateClickHouse } from '../../../infra/migrate.ts';
@@ -21,6 +22,7 @@ import { compactSpanFacts } from '../../../jobs/span-facts-compaction.ts';
 import { dropExpiredSpanPartitions } from '../../../jobs/span-retention.ts';
 import { readLogTotals } from '../../../jobs/usage-log.ts';
 import { type ClickHouseClient, createClickHouse, identifier } from '../../../platform/clickhouse.ts';
+import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
 import type { Delivered } from '../../../projections/projection.ts';
 import { spansClickHouseProjection } from '../../../projections/spans-clickhouse.ts';
 import { usageClickHouseProjection } from '../../../projections/usage-clickhouse.ts';
@@ -96,8 +98,11 @@ let modern: ModernClickHouse;
 let legacy: Engine;
 let current: Engine;
 let admin: ClickHouseClient;
+/** The admission groups' fates, which the spans' projection reads (its events here have none). */
+let pool: PgPool;
 
 beforeAll(async () => {
+  pool = createPgPool(1);
   modern = await startModernClickHouse();
   admin = createClickHouse({ database: 'default' });
   await admin.command({ query: createDatabaseStatement(scratch) });
@@ -116,6 +121,7 @@ afterAll(async () => {
   await admin?.command({ query: `DROP DATABASE IF EXISTS ${identifier(scratch).text}` });
   await admin?.close();
   await modern?.stop();
+  await pool?.end();
 });
 
 // 18.16 parses decimal text into Float64 without correct rounding (`toFloat64('6.69')` is
@@ -285,7 +291,7 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
       usageClickHouseProjection(clickhouse).project(delivered(usageEvents, 'orrery.usage.v1'), 'test'),
     );
     await writeOnBoth((clickhouse) =>
-      spansClickHouseProjection(clickhouse).project(
+      spansClickHouseProjection(clickhouse, admissionFates(pool)).project(
         delivered(spanEvents.map(spanRecord), 'orrery.spans.v1'),
         'test',
       ),

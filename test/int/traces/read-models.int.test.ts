@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceItem, traceModels } from '../../../api/queries/answers.ts';
+import { admissionFates } from '../../../consumers/projections.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import { summarizeTrace } from '../../../domain/tracing/trace-summary.ts';
 import { compactSpanFacts } from '../../../jobs/span-facts-compaction.ts';
@@ -42,7 +43,7 @@ async function project(events: SpanEvent[], offsets?: number[]) {
     key: null,
     event: spanRecord(event),
   }));
-  await spansClickHouseProjection(platform.clickhouse).project(batch, 'test');
+  await spansClickHouseProjection(platform.clickhouse, admissionFates(platform.pool)).project(batch, 'test');
 }
 
 const range = `from=${dayAt(5, 0).toISOString()}&to=${dayAt(0, 0).toISOString()}`;
