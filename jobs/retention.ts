@@ -3,6 +3,8 @@ import { countedRequestsKeptMs, idempotencyKeyLifetimeMs } from '../domain/usage
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { logger } from '../platform/logger.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
+import { topics } from '../schemas/events/topics.ts';
+import { forgetOldGroups } from '../stores/admission-groups.ts';
 import { deleteExpiredDeviceLogins } from '../stores/device-logins.ts';
 import { forgetExpiredTraces } from '../stores/ingest-ledger.ts';
 import { deleteEndedWindows } from '../stores/rate-limits.ts';
@@ -16,6 +18,8 @@ import { dropExpiredSpanPartitions, retentionCutoff } from './span-retention.ts'
 export interface RetentionResult {
   droppedPartitions: string[];
   forgottenTraces: number;
+  /** Admission groups' fates older than any spans event still on the topic. */
+  forgottenGroups: number;
   /** Idempotency keys past their 24 hours, and counted request ids past their week. */
   forgottenRequestIds: number;
   /** Sessions past their expiry, and command-line logins a day past theirs. */
@@ -35,6 +39,11 @@ export async function runRetention(
   const forgottenTraces = await inTransaction(stores.pool, (client) =>
     forgetExpiredTraces(client, retentionCutoff(now), now),
   );
+  // Postgres: the admission groups' fates, once the topic no longer holds their events.
+  const forgottenGroups = await forgetOldGroups(
+    stores.pool,
+    new Date(now.getTime() - topics.spans.retentionMs),
+  );
   // Postgres: what makes a retried request count once, once no retry can come any more.
   const keys = await stores.pool.query('DELETE FROM inference_idempotency WHERE created_at < $1', [
     new Date(now.getTime() - idempotencyKeyLifetimeMs),
@@ -50,6 +59,7 @@ export async function runRetention(
   return {
     droppedPartitions,
     forgottenTraces,
+    forgottenGroups,
     forgottenRequestIds: (keys.rowCount ?? 0) + (counted.rowCount ?? 0),
     endedLogins,
     endedAttemptWindows,

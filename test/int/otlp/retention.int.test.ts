@@ -33,8 +33,21 @@ it('forgets the admission ledger of traces past retention, with the same cutoff 
     [orgId, traceId(), kept],
   );
 
+  // Admission groups' fates, one older than the spans topic keeps events, one recent.
+  const [oldGroup, recentGroup] = [randomUUID(), randomUUID()];
+  await platform.pool.query(
+    `INSERT INTO admission_groups (group_id, kept, decided_at)
+     VALUES ($1, true, $3::timestamptz - interval '32 days'), ($2, false, $3)`,
+    [oldGroup, recentGroup, now],
+  );
+
   const result = await runRetention({ clickhouse: platform.clickhouse, pool: platform.pool }, now);
   expect(result.forgottenTraces).toBeGreaterThanOrEqual(1);
+  expect(result.forgottenGroups).toBeGreaterThanOrEqual(1);
+  const groups = await platform.pool.query('SELECT group_id FROM admission_groups WHERE group_id = ANY($1)', [
+    [oldGroup, recentGroup],
+  ]);
+  expect(groups.rows.map((row) => row.group_id)).toEqual([recentGroup]);
 
   const hex = "replace(trace_id::text, '-', '') AS trace_id";
   const traces = await platform.pool.query(`SELECT ${hex} FROM ingest_traces WHERE org_id = $1`, [orgId]);
