@@ -5,8 +5,9 @@ import type { ChaosLoad } from './chaos-load.ts';
 import { eventually } from './eventually.ts';
 
 // What a load that met kills must find kept (test/int/backbone/chaos.int.test.ts, test/int/fleet/):
-// every acknowledged span stored exactly once and nothing stored that was not sent, every answered
-// title billed once in the daily rollup and logged once in the request log.
+// every acknowledged span stored exactly once (from one message) and counted once in the ledger,
+// nothing stored that was not sent, every answered title billed once in the daily rollup and
+// logged once in the request log.
 
 export async function expectKeptExactlyOnce(deps: {
   load: ChaosLoad;
@@ -45,6 +46,25 @@ export async function expectKeptExactlyOnce(deps: {
   expect([...acknowledged].filter((key) => !storedKeys.has(key))).toEqual([]);
   // Anything more was sent and refused (its outcome unknown to the client), never invented.
   expect([...storedKeys].filter((key) => !sent.has(key))).toEqual([]);
+  // Stored once, not collapsed: every row of a span came in one message (a batch delivered again
+  // writes the same message's rows again), so no request answered 503 had its spans stored beside
+  // those of the request sent again (issue 49, item 1).
+  const twice = await (
+    await clickhouse.query({
+      query: sql`SELECT concat(lower(hex(trace_id)), ':', lower(hex(span_id))) AS key,
+                        uniqExact(received_offset) AS messages
+                   FROM spans WHERE org_id = ${orgId} GROUP BY key HAVING messages > 1`.text,
+      format: 'JSONEachRow',
+    })
+  ).json<{ key: string; messages: string }>();
+  expect(twice).toEqual([]);
+  // Counted once: the ledger holds, and the org's month counts, each stored span once.
+  const { rows: ledger } = await pool.query<{ traces: number; month: number }>(
+    `SELECT (SELECT coalesce(sum(cardinality(span_ids)), 0)::int FROM ingest_traces WHERE org_id = $1) AS traces,
+            (SELECT coalesce(sum(spans), 0)::int FROM ingest_monthly WHERE org_id = $1) AS month`,
+    [orgId],
+  );
+  expect(ledger[0]).toEqual({ traces: storedKeys.size, month: storedKeys.size });
 
   const answered = load.answeredTitles;
   expect(new Set(answered).size).toBe(answered.length);
