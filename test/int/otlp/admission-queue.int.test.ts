@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AdmissionQueue } from '../../../api/otlp/admission-queue.ts';
 import {
   type IngestDeps,
   NormalizationFailed,
@@ -12,6 +11,7 @@ import type { OtlpSpan } from '../../../domain/tracing/otlp.ts';
 import { createPgPool, type PgPool } from '../../../platform/postgres.ts';
 import { createEventProducer, type EventProducer } from '../../../producers/producer.ts';
 import { AdmissionLeases } from '../../../stores/admission-lease.ts';
+import { testAdmissionQueue } from '../../harness/admission-queue.ts';
 import { request } from '../../harness/otlp-fixtures.ts';
 import { llmSpan } from '../../harness/tracing.ts';
 
@@ -45,17 +45,7 @@ const monthSpans = async (orgId: string) =>
     )
   ).rows[0]!.n;
 
-/** A queue on the test platform's Postgres and Kafka, as the API makes one. */
-const newQueue = (deps: Partial<IngestDeps> = {}) =>
-  new AdmissionQueue({
-    pool: platform.pool,
-    recordPool: platform.pool,
-    producer: platform.producer,
-    leases: new AdmissionLeases(platform.pool, 30_000),
-    leaseWaitMs: 5_000,
-    limits,
-    ...deps,
-  });
+const newQueue = (deps: Partial<IngestDeps> = {}) => testAdmissionQueue(platform, deps);
 
 const sent = (spans: OtlpSpan[]) => pendingSpans(request(spans));
 const llmSpans = (count: number) => Array.from({ length: count }, () => llmSpan());

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AdmissionQueue } from '../../../api/otlp/admission-queue.ts';
 import { type IngestDeps, pendingSpans } from '../../../api/otlp/ingest.ts';
 import { admissionFates } from '../../../consumers/projections.ts';
-import { limits } from '../../../domain/tracing/limits.ts';
 import type { OtlpSpan } from '../../../domain/tracing/otlp.ts';
 import { sql } from '../../../platform/clickhouse.ts';
 import { type EventProducer, PublishFailed } from '../../../producers/producer.ts';
@@ -11,6 +9,7 @@ import { keptOnly, undecidedForMs } from '../../../projections/admission-gate.ts
 import { dropUndecidedGroups, groupFates } from '../../../stores/admission-groups.ts';
 import { AdmissionLeases } from '../../../stores/admission-lease.ts';
 import { recordAccepted } from '../../../stores/ingest-ledger.ts';
+import { testAdmissionQueue } from '../../harness/admission-queue.ts';
 import { request } from '../../harness/otlp-fixtures.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { spanRecord } from '../../harness/span-records.ts';
@@ -43,16 +42,7 @@ function losingAcknowledgements(): { producer: EventProducer; lose: (count: numb
   return { producer, lose: (count) => (losing = count) };
 }
 
-const newQueue = (deps: Partial<IngestDeps>) =>
-  new AdmissionQueue({
-    pool: platform.pool,
-    recordPool: platform.pool,
-    producer: platform.producer,
-    leases: new AdmissionLeases(platform.pool, 30_000),
-    leaseWaitMs: 5_000,
-    limits,
-    ...deps,
-  });
+const newQueue = (deps: Partial<IngestDeps> = {}) => testAdmissionQueue(platform, deps);
 
 /** Each stored row of the org's spans: its key and the message it came in (its offset). */
 async function storedRows(orgId: string) {
