@@ -13,8 +13,13 @@ import { usagePostgresProjection } from '../projections/usage-postgres.ts';
 import { dropUndecidedGroups, groupFates } from '../stores/admission-groups.ts';
 import type { ConsumerGroupId } from './groups.ts';
 
-/** Every consumer group the consumers process runs, by its id (consumers/groups.ts). */
-export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseClient }): {
+/**
+ * Every consumer group the consumers process runs, by its id (consumers/groups.ts). The spans'
+ * projection reads the admission groups' fates from the ingest ledger's database, `ledger` (the
+ * read models' `pool` unless given): they are not on the topic, so a rebuild of the read models
+ * from the topics into new databases reads them where the ledger is.
+ */
+export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseClient; ledger?: PgPool }): {
   [G in ConsumerGroupId]: Projection<unknown>;
 } {
   return {
@@ -24,7 +29,7 @@ export function allProjections(stores: { pool: PgPool; clickhouse: ClickHouseCli
     'orrery-usage-postgres': usagePostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-spans-clickhouse': spansClickHouseProjection(
       stores.clickhouse,
-      admissionFates(stores.pool),
+      admissionFates(stores.ledger ?? stores.pool),
     ) as Projection<unknown>,
     'orrery-sandbox-postgres': sandboxPostgresProjection(stores.pool) as Projection<unknown>,
     'orrery-run-postgres': runPostgresProjection(stores.pool) as Projection<unknown>,

@@ -430,7 +430,8 @@ describe('consumers killed in the middle of batches', () => {
     await caughtUp({ pool, groupPrefix: '' });
 
     // The clean run: every projection from the topics' beginning, in groups of its own, into
-    // databases of its own, never interrupted.
+    // databases of its own, never interrupted; the spans' admission groups' fates read from the
+    // ingest ledger, which holds them (consumers/projections.ts).
     const cleanConfig = parseConfig({
       ...process.env,
       ...tenant.environment,
@@ -442,7 +443,9 @@ describe('consumers killed in the middle of batches', () => {
     cleanClickHouse = createClickHouse({ database: cleanName });
     await migrateClickHouse(cleanClickHouse, log);
     cleanPool = createPgPool(4, cleanConfig.postgres.url);
-    for (const projection of Object.values(allProjections({ pool: cleanPool, clickhouse: cleanClickHouse })))
+    for (const projection of Object.values(
+      allProjections({ pool: cleanPool, clickhouse: cleanClickHouse, ledger: pool }),
+    ))
       clean.push(
         await runConsumer(
           { ...projection, groupId: `${cleanPrefix}${projection.groupId}` },
