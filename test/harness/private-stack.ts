@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { clickhouseComponent } from '../../infra/stack/clickhouse.ts';
 import type { Component } from '../../infra/stack/component.ts';
 import { kafkaComponent } from '../../infra/stack/kafka.ts';
+import { modelComponent } from '../../infra/stack/model.ts';
 import { postgresComponent } from '../../infra/stack/postgres.ts';
 import { stopDaemon } from '../../infra/stack/processes.ts';
 import { registryComponent } from '../../infra/stack/registry.ts';
@@ -24,11 +25,21 @@ export interface PrivateStack {
   clickhouse: Component;
   kafka: Component;
   registry: Component;
+  /** The default model's server, when asked for (`withModel`). */
+  model?: Component;
   stop(): Promise<void>;
 }
 
-/** Starts the stack from nothing each time; Kafka's jars and the registry's are the shared stack's. */
-export async function startPrivateStack(name: string, log: (line: string) => void): Promise<PrivateStack> {
+/**
+ * Starts the stack from nothing each time; Kafka's jars and the registry's are the shared stack's.
+ * With `withModel`, the default model's server too (ORRERY_DEFAULT_MODEL=on, beside whatever
+ * ORRERY_MODELS a process of the stack is given).
+ */
+export async function startPrivateStack(
+  name: string,
+  log: (line: string) => void,
+  options: { withModel?: boolean } = {},
+): Promise<PrivateStack> {
   const shared = config().stackDir;
   const root = join(shared, name);
   const environment: Record<string, string> = {
@@ -41,6 +52,9 @@ export async function startPrivateStack(name: string, log: (line: string) => voi
     ORRERY_STACK_KAFKA_NODES: '1',
     ORRERY_REGISTRY_URL: `http://127.0.0.1:${await freePort()}`,
     ORRERY_TOPIC_REPLICATION_FACTOR: '1',
+    ...(options.withModel
+      ? { ORRERY_DEFAULT_MODEL: 'on', ORRERY_DEFAULT_MODEL_PORT: String(await freePort()) }
+      : {}),
   };
   const stackConfig = parseConfig({ ...process.env, ...environment });
   const components = {
@@ -49,7 +63,9 @@ export async function startPrivateStack(name: string, log: (line: string) => voi
     kafka: kafkaComponent(stackConfig),
     registry: registryComponent(stackConfig),
   };
-  const all = Object.values(components);
+  const { localModel } = stackConfig.inference;
+  const model = options.withModel && localModel ? modelComponent(stackConfig, localModel) : undefined;
+  const all = [...Object.values(components), ...(model ? [model] : [])];
   const stop = async () => {
     for (const component of [...all].reverse())
       for (const daemon of component.daemons) await stopDaemon(daemon);
@@ -72,5 +88,5 @@ export async function startPrivateStack(name: string, log: (line: string) => voi
     encoding: 'utf8',
   });
   if (provisioning.status !== 0) throw new Error(`provisioning failed:\n${provisioning.stderr}`);
-  return { root, environment, config: stackConfig, ...components, stop };
+  return { root, environment, config: stackConfig, ...components, model, stop };
 }

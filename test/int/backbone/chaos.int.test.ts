@@ -19,7 +19,8 @@ import { freePort } from '../../harness/secure-cluster.ts';
 // Any single failure survived without a person (issue 11, items 1 and 6): `npm start`'s supervisor
 // (infra/platform.ts) runs the platform on a stack of the test's own (test/harness/private-stack.ts;
 // killing the shared stack's daemons would fail whatever else runs on it) under OTLP and title
-// load, and the API, the consumers, ClickHouse, Postgres and Kafka are killed with -9 in turn.
+// load, and the API, the consumers, ClickHouse, Postgres, the default model's server (served beside
+// the test's own model) and Kafka are killed with -9 in turn.
 // Each comes back by itself while the others keep their pids; the load meets only 200s and
 // well-formed 503s with Retry-After (no 401, no 200 refusing spans in partial_success, and no
 // missing answer while the API process lives); at the end every acknowledged span (answered 200
@@ -83,7 +84,8 @@ beforeAll(async () => {
     line: 'Password reset help',
     usage: { input: inputTokens, output: 4 },
   }));
-  stack = await startPrivateStack('chaos', log);
+  // With the default model's server, served beside the test's own model (ORRERY_DEFAULT_MODEL=on).
+  stack = await startPrivateStack('chaos', log, { withModel: true });
   for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
   sandboxDir = mkdtempSync(join(tmpdir(), 'orrery-chaos-sandboxes-'));
   startSupervisor();
@@ -314,6 +316,12 @@ describe("the stack's watcher, under load", () => {
     );
     await bothServed('postgres', killedAt);
   }, 300_000);
+
+  it("starts the default model's server again after a kill -9, though ORRERY_MODELS lists a model of its own", async () => {
+    // The platform serves it beside the test's model, so the watcher watches it (issue 49, item 4).
+    const killedAt = await killAndAwaitHealthy(stack.model!, 60_000);
+    await bothServed('model', killedAt);
+  }, 120_000);
 
   it('starts Kafka again after a kill -9; the load is refused meanwhile, then served', async () => {
     const killedAt = await killAndAwaitHealthy(stack.kafka, 120_000);
