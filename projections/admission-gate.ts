@@ -6,7 +6,7 @@ import type { SpanRecord } from './spans-rowbinary.ts';
 // item 1; stores/admission-groups.ts says why): spans Kafka took for a request answered 503 never
 // reach a read model. A group is decided by the API's commit, normally within milliseconds of
 // its events, which the projection may see first: it asks again until every group of the batch is
-// decided, and decides one dropped once its events are older than any commit of theirs can come.
+// decided, and decides one dropped once it has waited longer than any commit of it can take.
 
 /** The admission groups' fates as the projection reads and settles them (stores/admission-groups.ts). */
 export interface AdmissionFates {
@@ -17,11 +17,12 @@ export interface AdmissionFates {
 }
 
 /**
- * How long after its admission a group may still be kept. The API's statements, its wait for
- * Kafka and its connections are bounded (a few seconds in all), and Postgres ends a transaction
- * left idle for 10 s (platform/postgres.ts): a group undecided this long after its events were
- * made is one whose commit can no longer come, or one whose API process stalls, whose commit then
- * fails on the row this decides. The time is the API's clock against this process's.
+ * How long the projection waits for an undecided group before it decides it dropped, counted from
+ * when it first saw the group's events (so the API's publish is done), on its own clock (so no
+ * clock between machines is trusted). The API's statements, its wait for Kafka and its connections
+ * are bounded (a few seconds in all), and Postgres ends a transaction left idle for 10 s
+ * (platform/postgres.ts): a group undecided this long is one whose commit can no longer come, or
+ * one whose API process stalls, whose commit then fails on the row this decides.
  */
 export const undecidedForMs = 30_000;
 
@@ -33,24 +34,24 @@ export async function keptOnly<T extends Delivered>(
   fates: AdmissionFates,
   now: () => number = Date.now,
 ): Promise<T[]> {
-  const madeAt = new Map<string, number>();
+  const groups = new Set<string>();
   for (const { event } of batch)
-    if (event.type === 'SpansReceived' && event.admissionId)
-      madeAt.set(event.admissionId, Math.min(madeAt.get(event.admissionId) ?? Infinity, event.occurredAtMs));
-  if (madeAt.size === 0) return [...batch];
+    if (event.type === 'SpansReceived' && event.admissionId) groups.add(event.admissionId);
+  if (groups.size === 0) return [...batch];
+  const firstSeen = now();
   const decided = new Map<string, boolean>();
-  const undecided = () => [...madeAt.keys()].filter((id) => !decided.has(id));
+  const undecided = () => [...groups].filter((id) => !decided.has(id));
   await poll(
     async () => {
       for (const [id, kept] of await fates.read(undecided())) decided.set(id, kept);
-      const late = undecided().filter((id) => now() - madeAt.get(id)! >= undecidedForMs);
-      if (late.length > 0) {
+      if (undecided().length > 0 && now() - firstSeen >= undecidedForMs) {
+        const late = undecided();
         await fates.dropUndecided(late);
         for (const [id, kept] of await fates.read(late)) decided.set(id, kept);
       }
       return undecided().length === 0;
     },
-    // Until the oldest undecided group's commit can no longer come, and once more then.
+    // Until no commit of an undecided group can come any more, and once more then.
     { timeoutMs: undecidedForMs + 1_000, intervalMs: 10, maxIntervalMs: 1_000 },
   );
   if (undecided().length > 0) throw new AdmissionUndecided(undecided());
@@ -62,7 +63,7 @@ export async function keptOnly<T extends Delivered>(
   );
 }
 
-/** Groups made, by the API's clock, later than this process's clock allows deciding them: retried. */
+/** Groups still undecided after the wait (a clock that jumped, a fate forgotten meanwhile): retried. */
 export class AdmissionUndecided extends Error {
   constructor(groupIds: readonly string[]) {
     super(`admission groups not yet decided: ${groupIds.join(', ')}`);

@@ -29,8 +29,6 @@ export type SpanRecord =
       orgId: string;
       /** Its admission group, whose fate decides whether it is projected; absent in older events. */
       admissionId?: string;
-      /** When the API admitted it (its clock), in ms. */
-      occurredAtMs: number;
       payload: Buffer;
       /** Where its SpansReceived or TracesReceived is in the payload. */
       body: { start: number; end: number; legacyTraceId?: string };
@@ -86,14 +84,9 @@ export function spanRecordOf(value: Buffer): SpanRecord | undefined {
   let orgId = '';
   let traceId = '';
   let admissionId = '';
-  let occurredAtMs = 0;
   let kind: 'deleted' | 'legacy' | 'traces' | undefined;
   let body: [number, number] = [0, 0];
   eachField(r, 0, payload.length, (id, type) => {
-    if (id === event.occurredAtMs && type === wireType.varint) {
-      const [low, high] = uint64Parts(r);
-      occurredAtMs = high * 2 ** 32 + low;
-    }
     if (type !== wireType.delimited) return;
     if (id === event.eventId) hasEventId = isFilled(delimited(r));
     else if (id === event.orgId) orgId = text(payload, delimited(r));
@@ -112,7 +105,6 @@ export function spanRecordOf(value: Buffer): SpanRecord | undefined {
     type: 'SpansReceived',
     orgId,
     ...(admissionId ? { admissionId } : {}),
-    occurredAtMs,
     payload,
     body: kind === 'legacy' ? { start, end, legacyTraceId: traceId } : { start, end },
   };

@@ -4,8 +4,8 @@ import type { PgPool } from '../platform/postgres.ts';
 // groups.sql): what makes a 503 true (issue 49, item 1). A group's spans go to Kafka while its
 // ledger record waits in a transaction; that transaction inserts the group's row, kept, and commits
 // only once Kafka acknowledged the spans. Anything else leaves the group undecided, and then
-// dropped: by the API once it has answered 503, or by the spans' consumer once the group's events
-// are older than any commit of theirs can come. The consumer projects only a kept group's spans, so
+// dropped: by the API once it has answered 503, or by the spans' consumer once it has waited for
+// the group longer than any commit of it can take. The consumer projects only a kept group's spans, so
 // spans Kafka took for a request answered 503 never reach a read model, and the request sent again
 // is admitted anew, counted once and stored once. The primary key decides when the API's commit
 // and a consumer's drop race: the second to insert finds the first's row.
