@@ -7,8 +7,8 @@ import { platformNodeOptions } from '../../infra/node-options.ts';
 import { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import { recordedIds } from '../../sandbox-runtime/state.ts';
 import { eventually } from './eventually.ts';
+import { freePort } from './ports.ts';
 import { testFleet } from './sandbox-host.ts';
-import { freePort } from './secure-cluster.ts';
 
 // A fleet of real platform processes for one test file (issue 47): API replicas and sandbox hosts
 // started as `npm start` starts them (node with the platform's options, tsx, the process's

@@ -9,7 +9,7 @@ import { postgresComponent } from '../../infra/stack/postgres.ts';
 import { stopDaemon } from '../../infra/stack/processes.ts';
 import { registryComponent } from '../../infra/stack/registry.ts';
 import { type Config, config, parseConfig } from '../../platform/config.ts';
-import { freePort } from './secure-cluster.ts';
+import { freePort } from './ports.ts';
 
 // A stack of the test's own beside the shared one, for tests that kill stack daemons: its own
 // Postgres, ClickHouse, one-node Kafka and schema registry under the shared stack's folder, on free

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -96,17 +95,6 @@ export async function createDatabases(base: Config, name: string): Promise<void>
     const response = await fetch(`${base.clickhouse.url}/`, { method: 'POST', body: statement });
     if (!response.ok) throw new Error(`clickhouse: ${statement} failed: ${await response.text()}`);
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
 }
 
 /** One of the platform's processes (api/main.ts, consumers/main.ts), as `npm start` runs it. */

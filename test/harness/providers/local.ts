@@ -11,8 +11,8 @@ import type { StackProvider } from './provider.ts';
  * stack and `npm test` neither feed nor starve each other's consumer groups, and share no topic,
  * database, sandbox folder or daemon (a test that stops or kills one disturbs only the tests).
  * Each port is the local stack's default plus 10,000, but Kafka's, plus 5,000 (the secure
- * cluster's tests take 29092 and up, test/harness/secure-cluster.ts); all are below the kernel's
- * ephemeral ports, where the tests' free ports come from. Kafka has one node, as the local
+ * cluster's tests take 29092 and up, test/harness/secure-cluster.ts); all are below 30,000, where
+ * the tests' free ports start (test/harness/ports.ts). Kafka has one node, as the local
  * stack's by default.
  */
 export function testStackEnvironment(stackDir = parseConfig({}).stackDir): Record<string, string> {

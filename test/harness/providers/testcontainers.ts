@@ -8,7 +8,7 @@ import { removeRun } from '../../../packages/testcontainers/src/cleanup.ts';
 import { localImages, officialImages, startStack } from '../../../packages/testcontainers/src/stack.ts';
 import { parseConfig } from '../../../platform/config.ts';
 import { defaultRootfsCache, ensureRootfs } from '../../../sandbox-runtime/rootfs.ts';
-import { freePort } from '../secure-cluster.ts';
+import { freePort } from '../ports.ts';
 import type { StackProvider } from './provider.ts';
 
 /**

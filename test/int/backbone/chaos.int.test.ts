@@ -13,8 +13,8 @@ import { expectKeptExactlyOnce } from '../../harness/chaos-kept.ts';
 import { type ChaosLoad, startChaosLoad } from '../../harness/chaos-load.ts';
 import { type ModelServer, startModelServer } from '../../harness/model-server.ts';
 import { eventually } from '../../harness/platform.ts';
+import { freePort } from '../../harness/ports.ts';
 import { type PrivateStack, startPrivateStack } from '../../harness/private-stack.ts';
-import { freePort } from '../../harness/secure-cluster.ts';
 
 // Any single failure survived without a person (issue 11, items 1 and 6): `npm start`'s supervisor
 // (infra/platform.ts) runs the platform on a stack of the test's own (test/harness/private-stack.ts;

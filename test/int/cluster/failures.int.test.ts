@@ -20,9 +20,9 @@ import { type StreamName, topics } from '../../../schemas/events/topics.ts';
 import { type ModelServer, startModelServer } from '../../harness/model-server.ts';
 import { request as otlpRequest, span, toProtobuf } from '../../harness/otlp-fixtures.ts';
 import { eventually } from '../../harness/platform.ts';
+import { freePort } from '../../harness/ports.ts';
 import {
   createDatabases,
-  freePort,
   PlatformProcess,
   type SecureTenant,
   startSecureTenant,

@@ -10,7 +10,7 @@ import { localImages } from '../../../packages/testcontainers/src/stack.ts';
 import { config } from '../../../platform/config.ts';
 import { eventually } from '../../harness/eventually.ts';
 import { oneSpanJson } from '../../harness/otlp-fixtures.ts';
-import { freePort } from '../../harness/secure-cluster.ts';
+import { freePort } from '../../harness/ports.ts';
 
 // Issue 17: infra/compose.yaml gives a working platform. Here podman-compose (the venv's,
 // infra/bootstrap.mjs) runs it on podman, the part images built without a registry standing in

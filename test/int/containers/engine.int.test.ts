@@ -5,7 +5,8 @@ import { ensureImages, orreryImage } from '../../../infra/containers/images.ts';
 import { provision } from '../../../infra/provision.ts';
 import { config, parseConfig } from '../../../platform/config.ts';
 import { eventually } from '../../harness/eventually.ts';
-import { createDatabases, freePort } from '../../harness/secure-cluster.ts';
+import { freePort } from '../../harness/ports.ts';
+import { createDatabases } from '../../harness/secure-cluster.ts';
 
 // Issue 17's foundation: the project brings up a Docker-compatible engine itself (finding one, or
 // installing and serving Debian's podman as root), builds the Orrery image on it without a
