@@ -19,15 +19,6 @@ export const keptGroupCte = (p: { group: string; when: string }) =>
      INSERT INTO admission_groups (group_id, kept) SELECT ${p.group}::uuid, true WHERE ${p.when}
    )`;
 
-/**
- * After a recording that failed, with its transaction over: the group is dropped unless it was
- * kept after all (a commit whose answer was lost), and says which. Throws if Postgres cannot say.
- */
-export async function settleFailedGroup(pool: PgPool, groupId: string): Promise<'kept' | 'dropped'> {
-  await dropUndecidedGroups(pool, [groupId]);
-  return (await groupFates(pool, [groupId])).get(groupId) ? 'kept' : 'dropped';
-}
-
 /** Whether each decided group was kept (true) or dropped (false); undecided ones are absent. */
 export async function groupFates(pool: PgPool, groupIds: readonly string[]): Promise<Map<string, boolean>> {
   const { rows } = await pool.query<{ group_id: string; kept: boolean }>({
