@@ -91,12 +91,16 @@ export function isPostgresUnreachable(error: unknown): boolean {
   return unreachableMessage.test(error.message);
 }
 
-const unreachableMessage =
-  /^Connection terminated|^timeout exceeded when trying to connect|^Client has encountered a connection error|^Query read timeout/;
+/** node-postgres's message for a query its `query_timeout` gave up on. */
+const givenUpMessage = 'Query read timeout';
+
+const unreachableMessage = new RegExp(
+  `^Connection terminated|^timeout exceeded when trying to connect|^Client has encountered a connection error|^${givenUpMessage}`,
+);
 
 /** A query the client gave up waiting for: its connection still awaits the answer, and is no more usable. */
 function givenUp(error: unknown): boolean {
-  return error instanceof Error && error.message === 'Query read timeout';
+  return error instanceof Error && error.message === givenUpMessage;
 }
 
 export interface TransactionOptions {
