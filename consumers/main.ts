@@ -22,7 +22,7 @@ for (const projection of Object.values(allProjections({ pool, clickhouse }))) {
 
 const server = Fastify(serverOptions(logger));
 // Ready while every store it projects from and into answers (it listens once its consumers run).
-const watch = storeWatch({ postgres: pool, clickhouse, kafka: producer });
+const watch = storeWatch({ postgres: pool, clickhouse: config().clickhouse, kafka: producer });
 await watch.start();
 await server.register(observabilityPlugin, {
   readiness: watchedReadiness(watch, ['postgres', 'clickhouse', 'kafka']),

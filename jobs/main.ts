@@ -54,7 +54,7 @@ const running = startJobs(jobs, { locks, logger });
 
 const server = Fastify(serverOptions(logger));
 // Ready while every store its jobs read and write answers.
-const watch = storeWatch({ postgres: pool, clickhouse, kafka: producer });
+const watch = storeWatch({ postgres: pool, clickhouse: config().clickhouse, kafka: producer });
 await watch.start();
 await server.register(observabilityPlugin, {
   readiness: watchedReadiness(watch, ['postgres', 'clickhouse', 'kafka']),

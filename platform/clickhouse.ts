@@ -3,7 +3,30 @@ import { config } from './config.ts';
 
 export type { ClickHouseClient };
 
-export function createClickHouse(options: { url?: string; database?: string } = {}): ClickHouseClient {
+/** What a reader of the read models uses of a client: its queries. */
+export type ClickHouseReader = Pick<ClickHouseClient, 'query'>;
+
+/** The socket errors of a ClickHouse that is not there (refused, reset, unreachable). */
+const unreachableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** Whether a query failed because the server could not be reached, not because of the query. */
+export function isClickHouseUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return error instanceof Error && typeof code === 'string' && unreachableCodes.has(code);
+}
+
+export function createClickHouse(
+  options: { url?: string; database?: string; connections?: number } = {},
+): ClickHouseClient {
   const url = options.url ?? config().clickhouse.url;
   return createClient({
     url,
@@ -13,7 +36,7 @@ export function createClickHouse(options: { url?: string; database?: string } = 
     // CPU per 9 MB insert of 7,700 spans, for bytes that never leave the host).
     compression: { request: !isLoopback(url), response: false },
     request_timeout: 60_000,
-    max_open_connections: 10,
+    max_open_connections: options.connections ?? 10,
     clickhouse_settings: {
       // 64-bit integers as JSON strings, which the readers parse exactly (BigInt, Number). 18.16
       // quotes them by default; 25.8 and later print bare numbers, which JSON.parse rounds to a

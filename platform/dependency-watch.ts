@@ -19,6 +19,8 @@ export const defaultWatchTimings: WatchTimings = { intervalMs: 500, timeoutMs: 1
 export class DependencyWatch<Name extends string> {
   private readonly checks = new Map<Name, DependencyCheck>();
   private readonly running = new Map<Name, Promise<boolean>>();
+  /** Per dependency, what `awaySignal` hands out until it is next seen unreachable. */
+  private readonly goingAway = new Map<Name, AbortController>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -51,6 +53,21 @@ export class DependencyWatch<Name extends string> {
     return names.find((name) => this.check(name) === 'unreachable');
   }
 
+  /**
+   * A signal aborted when `name` is next seen unreachable (already aborted while it is): work in
+   * flight against a dependency that hangs is given up on within one round, not when its own
+   * timeout, sized for slow but live work, ends.
+   */
+  awaySignal(name: Name): AbortSignal {
+    if (this.check(name) === 'unreachable') return AbortSignal.abort(new DependencyGone(name));
+    let controller = this.goingAway.get(name);
+    if (!controller) {
+      controller = new AbortController();
+      this.goingAway.set(name, controller);
+    }
+    return controller.signal;
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => void this.round().finally(() => this.schedule()), this.timings.intervalMs);
@@ -65,6 +82,10 @@ export class DependencyWatch<Name extends string> {
     );
     names.forEach((name, index) => {
       this.checks.set(name, answers[index]!);
+      if (answers[index] === 'unreachable') {
+        this.goingAway.get(name)?.abort(new DependencyGone(name));
+        this.goingAway.delete(name);
+      }
     });
   }
 
@@ -81,6 +102,14 @@ export class DependencyWatch<Name extends string> {
       this.running.set(name, probe);
     }
     return probe;
+  }
+}
+
+/** Why an `awaySignal` aborted: the dependency was seen unreachable. */
+export class DependencyGone extends Error {
+  constructor(readonly dependency: string) {
+    super(`${dependency} was seen unreachable`);
+    this.name = 'DependencyGone';
   }
 }
 

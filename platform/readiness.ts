@@ -2,7 +2,7 @@
 // should be sent traffic. A process is ready only when every check is; an unreachable dependency
 // says more than "starting", so it wins the summary.
 
-import type { ClickHouseClient } from './clickhouse.ts';
+import { createClickHouse } from './clickhouse.ts';
 import {
   type DependencyCheck,
   DependencyWatch,
@@ -44,16 +44,18 @@ export function readinessOf(checks: Record<string, KeysCheck | DependencyCheck>)
 /** The stores a process uses, each watched under its own name. */
 export interface Stores {
   postgres: PgPool;
-  clickhouse: ClickHouseClient;
+  /** The ClickHouse server, probed on a connection of the watch's own. */
+  clickhouse: { url: string };
   /** The process's producer (producers/producer.ts), asked whether its brokers answer. */
   kafka: { reachable(timeoutMs: number): Promise<boolean> };
 }
 
 /**
- * A watch of the stores given: a `SELECT 1` on a connection of its own to the pool's server,
- * ClickHouse's `/ping`, and a metadata request over the producer's connections, each bounded
- * (platform/dependency-watch.ts). The probe does not queue behind the pool's requests: with every
- * connection of the pool busy (waiting on Kafka, say) it said Postgres was away when it was not.
+ * A watch of the stores given: a `SELECT 1` and ClickHouse's `/ping`, each on a connection of
+ * its own, and a metadata request over the producer's connections, each bounded
+ * (platform/dependency-watch.ts). The probes do not queue behind the stores' requests: with every
+ * connection of the pool busy (waiting on Kafka, say) the Postgres probe said Postgres was away
+ * when it was not, and long analytics queries would do the same to ClickHouse's.
  */
 export function storeWatch<Name extends keyof Stores>(
   stores: Pick<Stores, Name>,
@@ -61,15 +63,18 @@ export function storeWatch<Name extends keyof Stores>(
 ): DependencyWatch<Name> {
   const all = stores as Partial<Stores>;
   const probePool = all.postgres && createPgPool(1, all.postgres.options.connectionString);
+  const probeClickHouse = all.clickhouse && createClickHouse({ url: all.clickhouse.url, connections: 1 });
   const probes: Record<keyof Stores, (() => Promise<boolean>) | undefined> = {
     postgres: probePool && (async () => (await probePool.query('SELECT 1')).rowCount === 1),
-    clickhouse: all.clickhouse && (async () => (await all.clickhouse!.ping()).success),
+    clickhouse: probeClickHouse && (async () => (await probeClickHouse.ping()).success),
     kafka: all.kafka && (() => all.kafka!.reachable(timings.timeoutMs)),
   };
   const watched = Object.fromEntries(
     (Object.keys(stores) as Name[]).map((name) => [name, probes[name]!]),
   ) as Record<Name, () => Promise<boolean>>;
-  return new DependencyWatch(watched, timings, async () => probePool?.end());
+  return new DependencyWatch(watched, timings, () =>
+    Promise.all([probePool?.end(), probeClickHouse?.close()]),
+  );
 }
 
 /**

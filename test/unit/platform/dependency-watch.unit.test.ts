@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DependencyWatch, probeWithin } from '../../../platform/dependency-watch.ts';
+import { DependencyGone, DependencyWatch, probeWithin } from '../../../platform/dependency-watch.ts';
 
 describe('probeWithin', () => {
   it('is ok when the probe answers true in time', async () => {
@@ -73,5 +73,31 @@ describe('DependencyWatch', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(started).toBe(2);
     watch.stop();
+  });
+
+  it('aborts the signal it handed out when the dependency is next seen away, and hands out a fresh one after', async () => {
+    vi.useFakeTimers();
+    let clickhouseUp = true;
+    const watch = new DependencyWatch(
+      { clickhouse: async () => clickhouseUp },
+      { intervalMs: 500, timeoutMs: 1_000 },
+    );
+    await watch.start();
+    const inFlight = watch.awaySignal('clickhouse');
+    expect(watch.awaySignal('clickhouse')).toBe(inFlight);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(inFlight.aborted).toBe(false);
+
+    clickhouseUp = false;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(inFlight.aborted).toBe(true);
+    expect(inFlight.reason).toBeInstanceOf(DependencyGone);
+    // While it is away, work is given up at once.
+    expect(watch.awaySignal('clickhouse').aborted).toBe(true);
+
+    clickhouseUp = true;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(watch.awaySignal('clickhouse').aborted).toBe(false);
+    await watch.stop();
   });
 });
