@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
 import type { AdmissionLimits } from '../domain/tracing/admission.ts';
 import { limits } from '../domain/tracing/limits.ts';
+import { createClickHouse } from '../platform/clickhouse.ts';
 import { config, developmentTokenSecret, type InferenceModelConfig } from '../platform/config.ts';
 import type { DependencyWatch, WatchTimings } from '../platform/dependency-watch.ts';
 import type { HttpTimeouts } from '../platform/http-settings.ts';
@@ -20,6 +21,7 @@ import { authPlugin } from './auth/plugin.ts';
 import { sandboxTokenCodec } from './auth/sandbox-tokens.ts';
 import { sessionPlugin } from './auth/sessions.ts';
 import { billingPlugin } from './billing/plugin.ts';
+import { ClickHouseReads } from './clickhouse-reads.ts';
 import { dashboardPlugin } from './dashboard/plugin.ts';
 import { dependenciesPlugin } from './dependencies.ts';
 import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
@@ -73,7 +75,7 @@ export interface ApiDeps {
   runs?: RunDeps;
   /** The HTTP server's timeouts; ORRERY_HTTP_* when absent (tests pass short ones). */
   httpTimeouts?: HttpTimeouts;
-  /** How often Postgres and Kafka are probed, and for how long (platform/dependency-watch.ts). */
+  /** How often Postgres, Kafka and ClickHouse are probed, and for how long (platform/dependency-watch.ts). */
   watchTimings?: WatchTimings;
   /** The clock of sessions, invitations and command-line logins; tests move it. */
   clock?: () => Date;
@@ -134,7 +136,13 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       };
     },
   });
-  const watch = storeWatch({ postgres: deps.pool, kafka: deps.producer }, deps.watchTimings);
+  const clickhouse = createClickHouse();
+  app.addHook('onClose', () => clickhouse.close());
+  const watch = storeWatch(
+    { postgres: deps.pool, kafka: deps.producer, clickhouse: config().clickhouse },
+    deps.watchTimings,
+  );
+  const readModels = new ClickHouseReads(clickhouse, () => watch.awaySignal('clickhouse'));
   await watch.start();
   await app.register(slowBodiesPlugin, { idleMs: (deps.httpTimeouts ?? config().http).bodyIdleMs });
   await app.register(dependenciesPlugin, { watch });
@@ -164,13 +172,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   app.addHook('onClose', () => admissions.close());
   await app.register(otlpPlugin, { prefix: surfacePrefixes.otlp, directory: deps.directory, admissions });
   await app.register(traceDeletionPlugin, { prefix: '/api', admissions });
-  await app.register(queriesPlugin, { prefix: '/api' });
+  await app.register(queriesPlugin, { prefix: '/api', readModels });
   await app.register(inferencePlugin, {
     prefix: surfacePrefixes.inference,
     directory: deps.directory,
     producer: deps.producer,
     idempotencyKeys: new IdempotencyKeys(deps.pool),
     models: deps.models,
+    readModels,
   });
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
   // The fleet of sandbox hosts: they announce themselves here, and the sandbox and run routes

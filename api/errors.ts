@@ -68,9 +68,13 @@ export class KeysNotLoaded extends Unavailable {
   }
 }
 
-export type Dependency = 'postgres' | 'kafka';
+export type Dependency = 'postgres' | 'kafka' | 'clickhouse';
 
-const dependencyNames: Record<Dependency, string> = { postgres: 'Postgres', kafka: 'Kafka' };
+const dependencyNames: Record<Dependency, string> = {
+  postgres: 'Postgres',
+  kafka: 'Kafka',
+  clickhouse: 'ClickHouse, where traces and requests are read from,',
+};
 
 /** A store the request needs cannot be reached: nothing was done, and a retry later is safe. */
 export class DependencyAway extends Unavailable {
@@ -149,7 +153,7 @@ export function toApiError(error: unknown): ApiError {
   );
 }
 
-/** A failure that says Kafka or Postgres is away, as the 503 it is (not a 500). */
+/** A failure that says Kafka or Postgres is away, as the 503 it is (not a 500); ClickHouse's: clickhouse-reads.ts. */
 function dependencyAway(error: unknown): DependencyAway | undefined {
   if (error instanceof PublishFailed) return new DependencyAway('kafka');
   if (isPostgresUnreachable(error)) return new DependencyAway('postgres');

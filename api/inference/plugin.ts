@@ -5,12 +5,12 @@ import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
 import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
 import { idempotencyKeyPattern } from '../../domain/usage/identity.ts';
-import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
 import { config, type InferenceModelConfig } from '../../platform/config.ts';
 import { newId } from '../../platform/ids.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
+import type { ClickHouseReads } from '../clickhouse-reads.ts';
 import { errorResponses } from '../error-responses.ts';
 import { errorHandler } from '../errors.ts';
 import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
@@ -26,8 +26,8 @@ export interface InferencePluginOptions {
   idempotencyKeys: IdempotencyKeys;
   /** From ORRERY_MODELS unless given (tests point models at their scripted server). */
   models?: readonly InferenceModelConfig[];
-  /** Its own client unless given one; closed with the app. */
-  clickhouse?: ClickHouseClient;
+  /** The request log's reads (GET /requests), given up while ClickHouse is away. */
+  readModels: ClickHouseReads;
 }
 
 const answer = z.object({
@@ -74,8 +74,6 @@ const modelList = z.object({
 export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = async (app, opts) => {
   app.setErrorHandler(errorHandler(inferenceErrorFormat, toInferenceError));
   app.setValidatorCompiler(parsedInHandler);
-  const clickhouse = opts.clickhouse ?? createClickHouse();
-  if (!opts.clickhouse) app.addHook('onClose', () => clickhouse.close());
   const configured = opts.models ?? config().inference.models;
   const models = new Map(configured.map((model) => [model.name, model]));
   const deployments = new Map<string, DeployedModel>();
@@ -223,7 +221,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
   app.get(
     '/requests',
     {
-      onRequest: app.requireKeyOrSession('inference:invoke'),
+      onRequest: [app.requireKeyOrSession('inference:invoke'), app.refuseWhileAway(['clickhouse'])],
       schema: {
         tags: ['inference'],
         querystring: requestsQuery,
@@ -233,7 +231,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
     async (request) => {
       const query = parsedOrRefused(parseInferenceBody(requestsQuery, request.query));
       const { orgId } = request.principal!;
-      const page = await readRequestLog(clickhouse, orgId, query);
+      const page = await opts.readModels.read((clickhouse) => readRequestLog(clickhouse, orgId, query));
       const keys = opts.directory.org(orgId)?.keys ?? {};
       return {
         data: page.rows.map((row) => ({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inferenceEndpoints } from '../../domain/usage/events.ts';
-import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
+import { type ClickHouseReader, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
 import { inferenceApiError } from './error-format.ts';
 
 // `GET /api/inference/requests`: the dashboard's Endpoints > Requests list (spec 000, What the
@@ -107,7 +107,7 @@ function conditions(orgId: string, query: RequestsQuery): SqlFragment[] {
 
 /** One page, newest first, and the position after its last row when there is more. */
 export async function readRequestLog(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   query: RequestsQuery,
 ): Promise<{ rows: LogRow[]; next: Position | null }> {

@@ -1,5 +1,5 @@
 import type { SpanKind } from '../../domain/tracing/span.ts';
-import { type ClickHouseClient, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
+import { type ClickHouseReader, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
 import {
   type FactsPart,
   readAsPlanned,
@@ -34,7 +34,7 @@ function inRange(orgId: string, range: Range): SqlFragment {
 }
 
 /** The active parts of `span_facts`. */
-async function factsParts(clickhouse: ClickHouseClient): Promise<FactsPart[]> {
+async function factsParts(clickhouse: ClickHouseReader): Promise<FactsPart[]> {
   const result = await clickhouse.query({
     query: `SELECT partition, name, level FROM system.parts
       WHERE database = currentDatabase() AND table = 'span_facts' AND active`,
@@ -66,7 +66,7 @@ function factsSource(orgId: string, range: Range, unsettledHours: readonly strin
 
 /** Runs `query`, an aggregate over the org's facts in the range, so that every span counts once. */
 async function countedOnce<T>(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   range: Range,
   query: (source: SqlFragment) => SqlFragment,
@@ -94,7 +94,7 @@ export interface ModelUsage {
 
 /** Spans by model by day; tokens over `generation` spans only (001, Trace-level values). */
 export async function usageByModel(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   range: Range,
 ): Promise<ModelUsage[]> {
@@ -134,7 +134,7 @@ export interface KindLatency {
 
 /** Span duration percentiles by kind; exact (quantilesExact), so equal data gives equal answers. */
 export async function latencyByKind(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   range: Range,
 ): Promise<KindLatency[]> {
@@ -167,7 +167,7 @@ export interface KindErrors {
 
 /** Spans and error spans (status code 2) by day and kind, for every day and kind that has spans. */
 export async function errorsByDayAndKind(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   range: Range,
 ): Promise<KindErrors[]> {

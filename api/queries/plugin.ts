@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { encodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
 import { buildSpanTree } from '../../domain/tracing/queries-tree.ts';
 import { summarizeTrace } from '../../domain/tracing/trace-summary.ts';
-import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import type { ClickHouseReads } from '../clickhouse-reads.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 import { errorsByDayAndKind, latencyByKind, usageByModel } from './analytics-store.ts';
@@ -29,12 +29,11 @@ import { listTraces } from './traces-store.ts';
 const notFound = (what: string) =>
   new ApiError('not_found', 404, `No ${what} with this id in your org; it may be past retention or deleted.`);
 
-export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClient }> = async (app, opts) => {
-  // Its own client unless given one; closed with the app.
-  const clickhouse = opts.clickhouse ?? createClickHouse();
-  if (!opts.clickhouse) app.addHook('onClose', () => clickhouse.close());
+export const queriesPlugin: FastifyPluginAsyncZod<{ readModels: ClickHouseReads }> = async (app, opts) => {
+  const { readModels } = opts;
   app.setErrorHandler(errorHandler(jsonErrorFormat));
   app.addHook('onRequest', app.requireKeyOrSession('traces:write'));
+  app.addHook('onRequest', app.refuseWhileAway(['clickhouse']));
   const orgOf = (request: { principal?: { orgId: string } }) => request.principal!.orgId;
 
   app.get(
@@ -49,19 +48,21 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
     },
     async (request) => {
       const query = request.query;
-      const page = await listTraces(clickhouse, orgOf(request), {
-        from: query.from,
-        to: query.to,
-        sessionId: query.session_id,
-        userId: query.user_id,
-        service: query.service,
-        environment: query.environment,
-        model: query.model,
-        kind: query.kind,
-        name: query.name,
-        cursor: query.cursor,
-        limit: query.limit,
-      });
+      const page = await readModels.read((clickhouse) =>
+        listTraces(clickhouse, orgOf(request), {
+          from: query.from,
+          to: query.to,
+          sessionId: query.session_id,
+          userId: query.user_id,
+          service: query.service,
+          environment: query.environment,
+          model: query.model,
+          kind: query.kind,
+          name: query.name,
+          cursor: query.cursor,
+          limit: query.limit,
+        }),
+      );
       const last = page.traces.at(-1)?.summary;
       return {
         data: page.traces.map((trace) => traceItem(trace.summary, trace.models)),
@@ -84,7 +85,9 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
       },
     },
     async (request) => {
-      const spans = await traceSpans(clickhouse, orgOf(request), request.params.traceId);
+      const spans = await readModels.read((clickhouse) =>
+        traceSpans(clickhouse, orgOf(request), request.params.traceId),
+      );
       if (spans.length === 0) throw notFound('trace');
       return {
         data: {
@@ -107,7 +110,9 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
     },
     async (request) => {
       const { traceId, spanId } = request.params;
-      const found = await findSpan(clickhouse, orgOf(request), traceId, spanId);
+      const found = await readModels.read((clickhouse) =>
+        findSpan(clickhouse, orgOf(request), traceId, spanId),
+      );
       if (!found) throw notFound('span');
       return { data: spanDetail(found) };
     },
@@ -130,7 +135,9 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
     },
     async (request) => ({
       ...range(request.query),
-      data: (await usageByModel(clickhouse, orgOf(request), request.query)).map((row) => ({
+      data: (
+        await readModels.read((clickhouse) => usageByModel(clickhouse, orgOf(request), request.query))
+      ).map((row) => ({
         day: row.day,
         model: row.model,
         spans: row.spans,
@@ -152,7 +159,9 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
     },
     async (request) => ({
       ...range(request.query),
-      data: (await latencyByKind(clickhouse, orgOf(request), request.query)).map((row) => ({
+      data: (
+        await readModels.read((clickhouse) => latencyByKind(clickhouse, orgOf(request), request.query))
+      ).map((row) => ({
         kind: row.kind,
         spans: row.spans,
         p50_ms: row.p50Ms,
@@ -174,7 +183,9 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ clickhouse?: ClickHouseClien
     },
     async (request) => ({
       ...range(request.query),
-      data: await errorsByDayAndKind(clickhouse, orgOf(request), request.query),
+      data: await readModels.read((clickhouse) =>
+        errorsByDayAndKind(clickhouse, orgOf(request), request.query),
+      ),
     }),
   );
 };

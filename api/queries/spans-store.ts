@@ -1,5 +1,5 @@
 import type { SpanKind, StoredSpan } from '../../domain/tracing/span.ts';
-import { type ClickHouseClient, hexId, idBytes, sql } from '../../platform/clickhouse.ts';
+import { type ClickHouseReader, hexId, idBytes, sql } from '../../platform/clickhouse.ts';
 
 // One trace's spans and one span, from the spans read model, within one org. A redelivered span is
 // stored twice until a merge collapses it; the reads keep the copy sent first (the least offset and
@@ -83,7 +83,7 @@ function spanFromHead(traceId: string, row: HeadRow): StoredSpan {
 
 /** A trace's spans without input, output, attributes, events and links, by start then as sent. */
 export async function traceSpans(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   traceId: string,
 ): Promise<StoredSpan[]> {
@@ -115,7 +115,7 @@ interface FullRow extends HeadRow {
 
 /** One span with everything stored, or undefined when the org has no such span. */
 export async function findSpan(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   traceId: string,
   spanId: string,

@@ -2,7 +2,7 @@ import type { TraceCursor } from '../../domain/tracing/queries-cursor.ts';
 import type { SpanKind } from '../../domain/tracing/span.ts';
 import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
 import {
-  type ClickHouseClient,
+  type ClickHouseReader,
   hexId,
   idBytes,
   identifier,
@@ -175,7 +175,7 @@ function traceConditions(orgId: string, filter: TraceFilter, lower: bigint) {
  * and the cursor, not before `from`), or 0 when it has fewer.
  */
 async function windowBound(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   filter: TraceFilter,
   count: number,
@@ -200,7 +200,7 @@ async function windowBound(
  * for those traces only.
  */
 async function windowTraces(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   filter: TraceFilter,
   lower: bigint,
@@ -228,7 +228,7 @@ async function windowTraces(
 
 /** Of `traceIds`, those with a fragment starting before `lower`: they started before the window. */
 async function startedBefore(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   lower: bigint,
   traceIds: string[],
@@ -253,7 +253,7 @@ interface Page {
 
 /** Newest first by (start, trace id), one page and whether another follows. */
 export async function listTraces(
-  clickhouse: ClickHouseClient,
+  clickhouse: ClickHouseReader,
   orgId: string,
   filter: TraceFilter,
 ): Promise<Page> {

@@ -20,7 +20,7 @@ async function serverWith(kafkaUp: () => boolean): Promise<FastifyInstance> {
   const server = Fastify({ return503OnClosing: false });
   server.setErrorHandler(errorHandler(jsonErrorFormat));
   const watch = new DependencyWatch(
-    { postgres: async () => true, kafka: async () => kafkaUp() },
+    { postgres: async () => true, kafka: async () => kafkaUp(), clickhouse: async () => true },
     { intervalMs: 10_000, timeoutMs: 100 },
   );
   await watch.start();
