@@ -8,7 +8,8 @@ import { request as otlpRequest, span, toOtlpJson } from './otlp-fixtures.ts';
 // request no replica answered is sent again to the next one.
 
 export interface Met {
-  surface: 'otlp' | 'title';
+  /** OTLP exports, title requests, and reads of the read models (trace lists and analytics). */
+  surface: 'otlp' | 'title' | 'read';
   at: number;
   /** 0 when no answer came (connection refused or reset, or no answer in 15 s). */
   status: number;
@@ -60,13 +61,15 @@ export function startChaosLoad(options: {
   model: string;
   exporters: number;
   titlers: number;
+  /** Clients reading traces and analytics in turn; none when absent. */
+  readers?: number;
 }): ChaosLoad {
   const refusals: Met[] = [];
   const exchanges: Exchange[] = [];
   const acknowledgedSpans: string[] = [];
   const sentSpans: string[] = [];
   const answeredTitles: string[] = [];
-  const servedCount: Record<Met['surface'], number> = { otlp: 0, title: 0 };
+  const servedCount: Record<Met['surface'], number> = { otlp: 0, title: 0, read: 0 };
   let stopping = false;
   let deadline = Number.POSITIVE_INFINITY;
 
@@ -74,14 +77,17 @@ export function startChaosLoad(options: {
   let turn = 0;
 
   async function post(path: string, body: string, headers: Record<string, string>) {
+    return call(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', ...headers },
+      body,
+    });
+  }
+
+  async function call(path: string, init: RequestInit) {
     const apiUrl = apiUrls[turn++ % apiUrls.length];
     try {
-      const response = await fetch(`${apiUrl}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', ...headers },
-        body,
-        signal: AbortSignal.timeout(15_000),
-      });
+      const response = await fetch(`${apiUrl}${path}`, { ...init, signal: AbortSignal.timeout(15_000) });
       return { status: response.status, headers: response.headers, text: await response.text() };
     } catch {
       return { status: 0, headers: new Headers(), text: '' };
@@ -143,9 +149,19 @@ export function startChaosLoad(options: {
     }
   }
 
+  async function reader() {
+    const reads = ['/api/traces?limit=50', '/api/analytics/latency'];
+    for (let turn = 0; !stopping; turn++) {
+      const path = reads[turn % reads.length]!;
+      await untilServed('read', () => call(path, { headers: { authorization: `Bearer ${options.key}` } }));
+      await pause(50);
+    }
+  }
+
   const workers = [
     ...Array.from({ length: options.exporters }, exporter),
     ...Array.from({ length: options.titlers }, titler),
+    ...Array.from({ length: options.readers ?? 0 }, reader),
   ];
   return {
     exchanges,
@@ -199,11 +215,13 @@ function problemOf(
   } catch {
     return `503 whose body is not JSON: ${answer.text.slice(0, 200)}`;
   }
+  const error = (body as { error?: { code?: unknown; type?: unknown; message?: unknown } }).error;
   const wellFormed =
     surface === 'otlp'
       ? (body as { code?: unknown; message?: unknown }).code === 14 &&
         String((body as { message?: unknown }).message).startsWith('tracing_unavailable: ')
-      : (body as { error?: { code?: unknown; type?: unknown } }).error?.code === 'usage_unavailable' &&
-        (body as { error?: { type?: unknown } }).error?.type === 'api_error';
+      : surface === 'title'
+        ? error?.code === 'usage_unavailable' && error?.type === 'api_error'
+        : error?.code === 'unavailable' && typeof error?.message === 'string';
   return wellFormed ? undefined : `503 not in the ${surface} error shape: ${answer.text.slice(0, 200)}`;
 }
