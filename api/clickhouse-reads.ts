@@ -14,7 +14,7 @@ import { DependencyAway } from './errors.ts';
  */
 export class ClickHouseReads {
   constructor(
-    private readonly client: ClickHouseClient,
+    private readonly clickhouse: ClickHouseClient,
     /** Aborted when ClickHouse is next seen unreachable (DependencyWatch.awaySignal). */
     private readonly awaySignal: () => AbortSignal,
   ) {}
@@ -32,9 +32,8 @@ export class ClickHouseReads {
       gone = () => reject(new DependencyAway('clickhouse'));
       away.addEventListener('abort', gone, { once: true });
     });
-    const client = this.client;
     const reader: ClickHouseReader = {
-      query: (params) => client.query({ ...params, abort_signal: away }),
+      query: (params) => this.clickhouse.query({ ...params, abort_signal: away }),
     };
     const working = work(reader);
     // Its failure once refused answers (the aborted request) has no one left to hear it.

@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClickHouseReads } from '../../../api/clickhouse-reads.ts';
 import { encodeCursor, type RequestsQuery, readRequestLog } from '../../../api/inference/requests-list.ts';
 import {
   errorsByDayAndKind,
@@ -418,6 +419,15 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
       to: '2030-12-31',
     };
     await onBoth(async (clickhouse) => sorted(await readLogTotals(clickhouse, filter)));
+  });
+
+  it("reads through the API's bounded reads (api/clickhouse-reads.ts) as the stores read directly", async () => {
+    const live = () => new AbortController().signal;
+    const direct = await onBoth((clickhouse) => listTraces(clickhouse, orgA, { limit: 100 }));
+    const bounded = await onBoth((clickhouse) =>
+      new ClickHouseReads(clickhouse, live).read((reader) => listTraces(reader, orgA, { limit: 100 })),
+    );
+    expect(bounded).toEqual(direct);
   });
 
   it('drops the span partitions past retention', async () => {
