@@ -34,7 +34,10 @@ describe('deploy/systemd/orrery.service', () => {
   });
 
   it('runs what npm start runs: its preparation, then the supervisor, restarted whenever it ends', () => {
-    const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
     expect(scripts.start).toBe('npm run start:prepare && tsx infra/platform.ts');
     expect(setting('ExecStartPre')).toBe('/usr/bin/npm run start:prepare');
     expect(setting('ExecStart')).toBe('/opt/orrery/node_modules/.bin/node --import tsx infra/platform.ts');
