@@ -33,11 +33,26 @@ export function parseRequest<S extends z.ZodType>(
 ): ParseResult<z.output<S>> {
   const result = schema.safeParse(input, options);
   if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0];
-  if (issue === undefined) return { ok: false, param: '', message: wording.body };
+  const first = result.error.issues[0];
+  if (first === undefined) return { ok: false, param: '', message: wording.body };
+  const issue = meantOption(first);
   const path = issuePath(issue);
   const param = formatParam(path);
   return { ok: false, param, message: wording.issue(issue, { param, value: valueAt(input, path), input }) };
+}
+
+/**
+ * A union refused as a whole is named at the option the value was meant for, when only one
+ * option got past the value's type (`command: ["ls", 1]` is an array of words with a bad word
+ * at `command[1]`, not "neither a string nor an array"); otherwise the union speaks for itself.
+ */
+function meantOption(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union') return issue;
+  const deeper = issue.errors
+    .map((issues) => issues[0])
+    .filter((inner) => inner !== undefined && !(inner.code === 'invalid_type' && inner.path.length === 0));
+  const inner = deeper.length === 1 ? deeper[0] : undefined;
+  return inner ? meantOption({ ...inner, path: [...issue.path, ...inner.path] }) : issue;
 }
 
 /** An unknown field is reported at its own path, not at the object holding it. */

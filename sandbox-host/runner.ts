@@ -27,8 +27,9 @@ import { KeyedLocks } from './serial.ts';
 
 // The runner: the sandbox host carries out the runs placed on it (issue 47), on its own sandbox
 // runtime, so a run outlives the API replica that placed it. For each run it makes a fresh
-// sandbox of the run's size, network policy and template (its id is the run's), writes the working files, runs `/bin/sh -c
-// <command>` with the caller's environment and `ORRERY_RESULT_PATH`, appends the output as it
+// sandbox of the run's size, network policy and template (its id is the run's), writes the working files, runs
+// its command (an argument vector as it is, a shell command line with `/bin/sh -c`;
+// domain/runs/command-line.ts) with the caller's environment and `ORRERY_RESULT_PATH`, appends the output as it
 // comes, meters the time, stops it at its ceiling or on request, reads the result file, records
 // the end and destroys the sandbox.
 //

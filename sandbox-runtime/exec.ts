@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
+import { commandLength, isArgumentVector, type RunCommandLine } from '../domain/runs/command-line.ts';
 import { invalidRequest } from '../domain/sandboxes/errors.ts';
 import {
   type ExecResult,
@@ -70,9 +71,20 @@ export function checkExec(command: string, options: ExecOptions): Required<ExecO
 }
 
 /** The command, its working directory and its environment, as exec and streaming exec take them. */
-function checkCommand(command: string, options: Pick<ExecOptions, 'cwd' | 'env'>) {
-  if (command.length === 0 || command.length > execLimits.commandLength || command.includes('\0')) {
-    throw invalidRequest('command', 'send a shell command of 1 to 65,536 characters, without NUL');
+function checkCommand(command: RunCommandLine, options: Pick<ExecOptions, 'cwd' | 'env'>) {
+  const words = isArgumentVector(command) ? command : [command];
+  if (
+    words[0] === undefined ||
+    words[0].length === 0 ||
+    commandLength(command) > execLimits.commandLength ||
+    words.some((word) => word.includes('\0'))
+  ) {
+    throw invalidRequest(
+      'command',
+      isArgumentVector(command)
+        ? 'send a program and its arguments of 1 to 65,536 characters, without NUL'
+        : 'send a shell command of 1 to 65,536 characters, without NUL',
+    );
   }
   const cwd = options.cwd ?? execDefaults.cwd;
   if (!cwd.startsWith('/') || cwd.includes('\0')) throw invalidRequest('cwd', 'send an absolute path');
@@ -120,11 +132,15 @@ export async function runExec(
   }
 }
 
-/** `/bin/sh -c <command>` in `cwd` inside the sandbox, in its own cgroup when there is one. */
+/**
+ * `/bin/sh -c <command>` in `cwd` inside the sandbox, in its own cgroup when there is one; an
+ * argument vector is executed as it is instead, after the same `cd` (the sandbox's `/bin/sh` is
+ * dash, whose `exec` takes no options, so a first word such as `-x` is a program's name too).
+ */
 function execArgv(
   record: SandboxRecord,
   execCgroup: string | undefined,
-  command: string,
+  command: RunCommandLine,
   cwd: string,
   env: Record<string, string>,
 ): string[] {
@@ -133,14 +149,11 @@ function execArgv(
   const variables = Object.entries({ ...execDefaults.env, ...env }).map(
     ([name, value]) => `${name}=${value}`,
   );
-  const shell = [
-    '/bin/sh',
-    '-c',
-    'cd -- "$1" && unset OLDPWD && exec /bin/sh -c "$2"',
-    'orrery-exec',
-    cwd,
-    command,
-  ];
+  // The words travel as the shell's own arguments ($1, $2…), never inside its script, so none of
+  // them is read as shell syntax.
+  const shell = isArgumentVector(command)
+    ? ['/bin/sh', '-c', 'cd -- "$1" && unset OLDPWD && shift && exec "$@"', 'orrery-exec', cwd, ...command]
+    : ['/bin/sh', '-c', 'cd -- "$1" && unset OLDPWD && exec /bin/sh -c "$2"', 'orrery-exec', cwd, command];
   return enterArgv(record, joinDirs(record.cgroups, execCgroup), [
     '/usr/bin/env',
     '-i',
@@ -151,7 +164,8 @@ function execArgv(
 
 // Streaming exec (issue 16, runs): the same command in the same way as `exec`, but its output is
 // handed over as it comes instead of collected, with no cap and no timeout (a run's ceiling is
-// its caller's to enforce), and the caller may kill it at any time. `exec` above is unchanged.
+// its caller's to enforce), and the caller may kill it at any time. It also takes a run's
+// argument vector (issue 50), executed with no shell. `exec` above is unchanged.
 
 export type ExecStream = 'stdout' | 'stderr';
 
@@ -175,7 +189,7 @@ export interface StreamingExec {
 
 export function startExec(
   record: SandboxRecord,
-  command: string,
+  command: RunCommandLine,
   options: StreamingExecOptions,
 ): StreamingExec {
   const { cwd, env } = checkCommand(command, options);

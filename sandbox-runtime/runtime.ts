@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Duplex, Readable } from 'node:stream';
+import type { RunCommandLine } from '../domain/runs/command-line.ts';
 import { invalidRequest, SandboxError } from '../domain/sandboxes/errors.ts';
 import type { SandboxSize } from '../domain/sandboxes/events.ts';
 import { defaultNetwork, type NetworkPolicy } from '../domain/sandboxes/network.ts';
@@ -396,7 +397,11 @@ export class SandboxRuntime {
   }
 
   /** Starts a command whose output comes as it is printed, to run as long as it runs (runs, issue 16). */
-  async startExec(id: string, command: string, options: StreamingExecOptions): Promise<StreamingExec> {
+  async startExec(
+    id: string,
+    command: RunCommandLine,
+    options: StreamingExecOptions,
+  ): Promise<StreamingExec> {
     return startExec(await this.running(id), command, options);
   }
 

@@ -23,7 +23,11 @@ export const runObject = z.object({
   size: z.enum(sandboxSizes),
   network: networkObject,
   template: z.string().nullable().describe('the template its sandbox was made from, or null: the base'),
-  command: z.string(),
+  command: z
+    .union([z.string(), z.array(z.string())])
+    .describe(
+      'as it was placed: a string is a shell command line, run by `/bin/sh -c`; an array is the program and its arguments, run with no shell',
+    ),
   env_names: z.array(z.string()).describe("the variables' names; their values are never shown"),
   files: z.array(z.object({ path: z.string(), size_bytes: z.number().int() })),
   ceiling_cents: z.number(),

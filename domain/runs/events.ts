@@ -1,5 +1,6 @@
 import type { SandboxSize } from '../sandboxes/events.ts';
 import type { NetworkPolicy } from '../sandboxes/network.ts';
+import type { RunCommandLine } from './command-line.ts';
 
 // The run stream's facts (topic orrery.run.v1, keyed by run id), in the past tense (issue 16: a
 // run is a command executed in a fresh sandbox of a size from the catalog, with the caller's
@@ -41,7 +42,11 @@ export interface WorkingFile {
 export interface Placement {
   name: string;
   size: SandboxSize;
-  command: string;
+  /**
+   * A shell command line, or an argument vector run with no shell (command-line.ts). Events from
+   * before vectors carry a string.
+   */
+  command: RunCommandLine;
   /** Names only: values may be secrets (see above). */
   envNames: string[];
   files: WorkingFile[];

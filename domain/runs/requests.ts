@@ -4,9 +4,9 @@ import { sandboxSizes } from '../sandboxes/events.ts';
 import { checkedString, queryBoolean, queryIntIn, utf8Length } from '../sandboxes/fields.ts';
 import { checkSandboxName } from '../sandboxes/names.ts';
 import { defaultNetwork, networkPolicyBody } from '../sandboxes/network.ts';
-import { execLimits } from '../sandboxes/requests.ts';
 import { templateReference } from '../templates/names.ts';
 import { textWithoutNul } from '../text.ts';
+import { runCommandLine } from './command-line.ts';
 import { outputStreams } from './events.ts';
 
 // Bodies and queries of the run routes (issue 16), in wire names (snake_case). Parsed with the
@@ -111,9 +111,8 @@ export const ceilingCents = z
   .transform((cents) => Math.round(cents * microdollarsPerCent));
 
 export const placeRunBody = z.strictObject({
-  command: textWithoutNul('send a shell command')
-    .min(1, 'send a shell command of 1 to 65,536 characters')
-    .max(execLimits.commandLength, 'send a shell command of 1 to 65,536 characters'),
+  /** A shell command line, or an argument vector run with no shell (command-line.ts). */
+  command: runCommandLine,
   size: z.enum(sandboxSizes).default('small'),
   files: files.default([]),
   env: env.default({}),

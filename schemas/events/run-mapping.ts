@@ -1,3 +1,4 @@
+import { isArgumentVector, type RunCommandLine, shellQuoted } from '../../domain/runs/command-line.ts';
 import { type Actor, type OutputStream, outputStreams, type RunEvent } from '../../domain/runs/events.ts';
 import { type SandboxSize, sandboxSizes } from '../../domain/sandboxes/events.ts';
 import { legacyHostId } from '../../domain/sandboxes/hosts.ts';
@@ -6,7 +7,8 @@ import { list, text, type Wire, whole } from './wire.ts';
 
 // RunEvent (domain) <-> orrery.run.v1.RunEvent (protobuf, camelCase as protobufjs reads it).
 // Sizes and streams travel by name; an actor is a key id (with its person, or none) or a person.
-// A placement without a network policy is one from before sandboxes had a network, read as `none`.
+// A placement without a network policy is one from before sandboxes had a network, read as `none`;
+// one without `argv` is one from before argument vectors, its `command` a shell command line.
 
 function actorToWire(actor: Actor): Record<string, unknown> {
   return actor.kind === 'key'
@@ -28,7 +30,7 @@ export function runEventToWire(event: RunEvent): Record<string, unknown> {
         runPlaced: {
           name: event.name,
           size: event.size,
-          command: event.command,
+          ...commandToWire(event.command),
           envNames: event.envNames,
           files: event.files.map((file) => ({ path: file.path, sizeBytes: file.sizeBytes })),
           ceilingMicrodollars: event.ceilingMicrodollars,
@@ -69,6 +71,17 @@ export function runEventToWire(event: RunEvent): Record<string, unknown> {
       return unhandled;
     }
   }
+}
+
+/** A vector travels in `argv`, and quoted in `command` for readers from before (run.proto). */
+function commandToWire(command: RunCommandLine): { command: string; argv?: string[] } {
+  return isArgumentVector(command) ? { command: shellQuoted(command), argv: command } : { command };
+}
+
+/** No `argv` (every event from before vectors): `command` is a shell command line. */
+function commandOf(body: Wire): RunCommandLine {
+  const argv = Array.isArray(body.argv) ? body.argv.map(text) : [];
+  return argv.length > 0 ? argv : text(body.command);
 }
 
 function actorOf(wire: unknown): Actor | undefined {
@@ -112,7 +125,7 @@ export function runEventFromWire(wire: Wire): RunEvent | undefined {
         type: 'RunPlaced',
         name: text(body.name),
         size: body.size,
-        command: text(body.command),
+        command: commandOf(body),
         envNames: Array.isArray(body.envNames) ? body.envNames.map(text) : [],
         files: files.map((file) => ({ path: text(file.path), sizeBytes: whole(file.sizeBytes) })),
         ceilingMicrodollars: whole(body.ceilingMicrodollars),

@@ -1,3 +1,4 @@
+import { isArgumentVector, shellQuoted } from '../../domain/runs/command-line.ts';
 import type { Actor, WorkingFile } from '../../domain/runs/events.ts';
 import type { Run, RunStatus } from '../../domain/runs/run.ts';
 import type { SandboxSize } from '../../domain/sandboxes/events.ts';
@@ -19,7 +20,10 @@ export interface RunRow {
   name: string;
   status: RunStatus;
   size: SandboxSize;
+  /** A shell command line; for an argument vector, the vector quoted as one (domain/runs/command-line.ts). */
   command: string;
+  /** The argument vector, run with no shell; null: `command` is the shell command line (rows from before). */
+  command_argv: string[] | null;
   env_names: string[];
   files: { path: string; size_bytes: number }[];
   ceiling_microdollars: number;
@@ -53,6 +57,7 @@ export const runRowColumns = [
   'status',
   'size',
   'command',
+  'command_argv',
   'env_names',
   'files',
   'ceiling_microdollars',
@@ -98,7 +103,7 @@ export function runFromRow(row: RunRow): Run {
     name: row.name,
     status: row.status,
     size: row.size,
-    command: row.command,
+    command: row.command_argv ?? row.command,
     envNames: row.env_names,
     files: row.files.map((file): WorkingFile => ({ path: file.path, sizeBytes: file.size_bytes })),
     ceilingMicrodollars: Number(row.ceiling_microdollars),
@@ -127,7 +132,8 @@ export function runToRow(run: Run, version: number): Record<(typeof runRowColumn
     name: run.name,
     status: run.status,
     size: run.size,
-    command: run.command,
+    command: isArgumentVector(run.command) ? shellQuoted(run.command) : run.command,
+    command_argv: isArgumentVector(run.command) ? run.command : null,
     env_names: JSON.stringify(run.envNames),
     files: JSON.stringify(run.files.map((file) => ({ path: file.path, size_bytes: file.sizeBytes }))),
     ceiling_microdollars: run.ceilingMicrodollars,

@@ -88,7 +88,55 @@ describe('exec', () => {
   });
 });
 
+/** A streaming exec to its end: its exit code and each stream's text. */
+async function streamed(
+  command: string | string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+) {
+  const out = { stdout: '', stderr: '' };
+  const exec = await runtime.startExec(id, command, {
+    ...options,
+    onOutput: (stream, chunk) => {
+      out[stream] += chunk.toString('utf8');
+    },
+  });
+  return { exitCode: await exec.done, ...out };
+}
+
 describe('a streaming exec (runs)', () => {
+  it('executes an argument vector with no shell: each word reaches the program as it is (issue 50)', async () => {
+    const words = ["it's", 'a  b', '$HOME', '$(id)', '*', 'two\nlines', '', '; echo no', '-n'];
+    expect(await streamed(['printf', '[%s]\n', ...words], { cwd: '/tmp' })).toEqual({
+      exitCode: 0,
+      stdout: words.map((word) => `[${word}]\n`).join(''),
+      stderr: '',
+    });
+    // The same cd and environment as a string's, then the program itself.
+    expect(
+      await streamed(['sh', '-c', 'pwd; echo "$GREETING"'], { cwd: '/tmp', env: { GREETING: 'a b' } }),
+    ).toMatchObject({
+      exitCode: 0,
+      stdout: '/tmp\na b\n',
+    });
+    // A string is still a shell command line.
+    expect(await streamed('echo $HOME; echo one && echo two')).toMatchObject({ stdout: '/root\none\ntwo\n' });
+    // A program not on PATH, or a shell builtin's name: 127, as a shell says it.
+    const missing = await streamed(['no-such-program']);
+    expect(missing.exitCode).toBe(127);
+    expect(missing.stderr).toMatch(/no-such-program: not found/);
+    expect((await streamed(['cd', '/'])).exitCode).toBe(127);
+    // A cwd that does not exist fails as cd does, before the program runs.
+    expect((await streamed(['true'], { cwd: '/no/such/dir' })).exitCode).toBe(2);
+  });
+
+  it('refuses a vector it cannot run: no program, or a NUL in a word', async () => {
+    expect((await refusal(runtime.startExec(id, [], { onOutput: () => {} }))).param).toBe('command');
+    expect((await refusal(runtime.startExec(id, ['', 'x'], { onOutput: () => {} }))).param).toBe('command');
+    expect((await refusal(runtime.startExec(id, ['echo', 'a\u0000b'], { onOutput: () => {} }))).param).toBe(
+      'command',
+    );
+  });
+
   it('killed as soon as it starts, before its shell joined the sandbox, ends with nothing left running', async () => {
     // A run stopped the moment it starts: the kill comes while the command's shell is still on
     // its way into the sandbox's cgroups. Several, since the moment varies.

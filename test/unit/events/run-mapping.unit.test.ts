@@ -48,6 +48,20 @@ describe('run events round-trip through protobuf', () => {
       network: { egress: 'none', allow: [], deny: [] },
       template: null,
     },
+    {
+      ...run,
+      type: 'RunPlaced',
+      name: 'argv',
+      size: 'small',
+      command: ['python3', '-c', 'print("a b")', '$HOME', '*', 'two\nlines', ''],
+      envNames: [],
+      files: [],
+      ceilingMicrodollars: 20,
+      placedBy: { kind: 'key', keyId: 'key_1', personId: null },
+      host: 'local',
+      network: { egress: 'open', allow: [], deny: [] },
+      template: null,
+    },
     { ...run, type: 'RunStarted' },
     { ...run, type: 'RunOutputAppended', stream: 'stderr', seq: 12, text: 'é\n' },
     { ...run, type: 'RunMetered', meteredSeconds: 90 },
@@ -81,6 +95,25 @@ describe('run events round-trip through protobuf', () => {
     const wire = runEventToWire(placed) as { runPlaced: Record<string, unknown> };
     delete wire.runPlaced.network;
     expect(runEventFromWire(throughProtobuf('run', wire))).toEqual({ ...placed, network: noNetwork });
+  });
+
+  it('reads a RunPlaced from before argument vectors (no argv) as a shell command line', () => {
+    const wire = runEventToWire({ ...placed, command: 'make && ./test' }) as {
+      runPlaced: Record<string, unknown>;
+    };
+    expect(wire.runPlaced).not.toHaveProperty('argv');
+    expect(runEventFromWire(throughProtobuf('run', wire))).toEqual({ ...placed, command: 'make && ./test' });
+  });
+
+  it('gives a reader from before vectors, which knows only `command`, the vector quoted for /bin/sh', () => {
+    const wire = runEventToWire({ ...placed, command: ['sh', '-c', "echo 'hi'"] }) as {
+      runPlaced: Record<string, unknown>;
+    };
+    delete wire.runPlaced.argv;
+    expect(runEventFromWire(throughProtobuf('run', wire))).toEqual({
+      ...placed,
+      command: `sh -c 'echo '\\''hi'\\'''`,
+    });
   });
 
   it('does not guess an egress it does not know: the event is left undecoded (dead-lettered)', () => {

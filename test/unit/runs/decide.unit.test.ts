@@ -257,6 +257,24 @@ describe("the run's network (issue 48)", () => {
   });
 });
 
+describe("the run's command (issue 50): an argument vector or a shell command line", () => {
+  it.each<[string, string | string[]]>([
+    ['a vector, each word as given', ['python3', '-c', 'print("a b")', '$HOME', '*.txt', 'two\nlines', '']],
+    ['a shell command line', 'make && ./test'],
+  ])('records %s, and the run has it unchanged', (_, line) => {
+    const events = decide(command(placeBody({ command: line })), undefined);
+    expect(events).toEqual([expect.objectContaining({ type: 'RunPlaced', command: line })]);
+    expect(events.reduce(evolve, undefined as RunState)?.command).toEqual(line);
+  });
+
+  it('a placement retried for the same run decides nothing, whichever form it sends', () => {
+    const state = given([[placeBody({ command: ['sh', '-c', 'echo hi'] }), 0]]);
+    expect(decide(command(placeBody({ command: ['sh', '-c', 'echo hi'] })), state)).toEqual([]);
+    expect(decide(command(placeBody({ command: 'echo hi' })), state)).toEqual([]);
+    expect(state?.command).toEqual(['sh', '-c', 'echo hi']);
+  });
+});
+
 describe('output', () => {
   it('numbers each stream from 1 without gaps, apart from the other', () => {
     const state = given(

@@ -7705,7 +7705,8 @@ export interface paths {
                                 /** @description seconds on hardware so far (each second begun counts) */
                                 billed_seconds: number;
                                 ceiling_cents: number;
-                                command: string;
+                                /** @description as it was placed: a string is a shell command line, run by `/bin/sh -c`; an array is the program and its arguments, run with no shell */
+                                command: string | string[];
                                 /** @description so far while it runs; cents to four decimal places */
                                 cost_cents: number;
                                 ended_at: string | null;
@@ -7912,7 +7913,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         ceiling_cents: number;
-                        command: string;
+                        /** @description a string is a shell command line, run by `/bin/sh -c` (`make && ./test`); an array is the program and its arguments, run as given with no shell (`["python3", "-c", "print(1)"]`) */
+                        command: string | string[];
                         /** @default {} */
                         env?: {
                             [key: string]: string;
@@ -7952,7 +7954,8 @@ export interface paths {
                                 /** @description seconds on hardware so far (each second begun counts) */
                                 billed_seconds: number;
                                 ceiling_cents: number;
-                                command: string;
+                                /** @description as it was placed: a string is a shell command line, run by `/bin/sh -c`; an array is the program and its arguments, run with no shell */
+                                command: string | string[];
                                 /** @description so far while it runs; cents to four decimal places */
                                 cost_cents: number;
                                 ended_at: string | null;
@@ -8219,7 +8222,8 @@ export interface paths {
                                 /** @description seconds on hardware so far (each second begun counts) */
                                 billed_seconds: number;
                                 ceiling_cents: number;
-                                command: string;
+                                /** @description as it was placed: a string is a shell command line, run by `/bin/sh -c`; an array is the program and its arguments, run with no shell */
+                                command: string | string[];
                                 /** @description so far while it runs; cents to four decimal places */
                                 cost_cents: number;
                                 ended_at: string | null;
@@ -8865,7 +8869,8 @@ export interface paths {
                                 /** @description seconds on hardware so far (each second begun counts) */
                                 billed_seconds: number;
                                 ceiling_cents: number;
-                                command: string;
+                                /** @description as it was placed: a string is a shell command line, run by `/bin/sh -c`; an array is the program and its arguments, run with no shell */
+                                command: string | string[];
                                 /** @description so far while it runs; cents to four decimal places */
                                 cost_cents: number;
                                 ended_at: string | null;
