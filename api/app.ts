@@ -14,6 +14,7 @@ import { apiReadiness, type Readiness, storeWatch } from '../platform/readiness.
 import { serverOptions } from '../platform/server-options.ts';
 import type { EventProducer } from '../producers/producer.ts';
 import { AdmissionLeases } from '../stores/admission-lease.ts';
+import { IdempotencyKeys } from '../stores/idempotency-keys.ts';
 import { SandboxHosts } from '../stores/sandbox-hosts.ts';
 import { accountPlugin } from './account/plugin.ts';
 import type { OrgDirectory } from './auth/org-directory.ts';
@@ -27,7 +28,6 @@ import { dependenciesPlugin } from './dependencies.ts';
 import { type Dependency, errorHandler, jsonErrorFormat } from './errors.ts';
 import { hostsPlugin } from './hosts/plugin.ts';
 import { clientErrorHandler, frameworkErrors, notFoundHandler, surfacePrefixes } from './http-errors.ts';
-import { IdempotencyKeys } from './inference/idempotency.ts';
 import { inferencePlugin } from './inference/plugin.ts';
 import { AdmissionQueue } from './otlp/admission-queue.ts';
 import { traceDeletionPlugin } from './otlp/deletion.ts';

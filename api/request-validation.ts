@@ -42,11 +42,12 @@ export function requestPartValidator(
 export const validateRequestPart = requestPartValidator(invalidRequest);
 
 /**
- * For the surfaces whose bodies and query strings are parsed in the handler with the domain's
- * parsers, so a 422 names its field as the spec does (`messages[0].content`): their route
- * schemas only document the routes. Path parameters are validated as usual.
+ * For the surfaces whose bodies, query strings and headers are parsed in the handler with the
+ * domain's parsers, so a 422 names its field as the spec does (`messages[0].content`,
+ * `Idempotency-Key`): their route schemas only document the routes. Path parameters are
+ * validated as usual.
  */
 export const parsedInHandler: FastifySchemaCompiler<z.ZodType> = (route) =>
-  route.httpPart === 'body' || route.httpPart === 'querystring'
+  route.httpPart === 'body' || route.httpPart === 'querystring' || route.httpPart === 'headers'
     ? (value) => ({ value })
     : validateRequestPart(route);

@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { countedRequestsKeptMs, idempotencyKeyLifetimeMs } from '../domain/usage/identity.ts';
+import { idempotencyKeyLifetimeMs } from '../domain/idempotency.ts';
+import { countedRequestsKeptMs } from '../domain/usage/identity.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { logger } from '../platform/logger.ts';
 import { createPgPool, inTransaction, type PgPool } from '../platform/postgres.ts';
@@ -45,7 +46,7 @@ export async function runRetention(
     new Date(now.getTime() - topics.spans.retentionMs),
   );
   // Postgres: what makes a retried request count once, once no retry can come any more.
-  const keys = await stores.pool.query('DELETE FROM inference_idempotency WHERE created_at < $1', [
+  const keys = await stores.pool.query('DELETE FROM idempotency_keys WHERE created_at < $1', [
     new Date(now.getTime() - idempotencyKeyLifetimeMs),
   ]);
   const counted = await stores.pool.query('DELETE FROM usage_counted WHERE counted_at < $1', [

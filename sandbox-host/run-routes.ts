@@ -25,6 +25,7 @@ export function runRoutes(app: FastifyInstance, ctx: HostContext): void {
     const run = await ctx.runner.place(
       {
         orgId: placement.org_id,
+        runId: placement.run_id,
         body,
         template: template?.id ?? null,
         placedBy: placement.placed_by,

@@ -66,6 +66,19 @@ export interface Launch {
   env: Record<string, string>;
 }
 
+/** What the API forwards of a placing, checked by it (credit, size, template). */
+export interface Placing {
+  orgId: string;
+  /** Chosen by the API for a placing with an Idempotency-Key; otherwise this host chooses. */
+  runId?: string | undefined;
+  body: PlaceRunBody;
+  placedBy: Actor;
+  hasCredit: boolean;
+  sizeAvailable: boolean;
+  /** The ready template its sandbox is made from (checked by the caller), or null. */
+  template: string | null;
+}
+
 type StopRequest = { kind: 'stop'; by: Actor } | { kind: 'ceiling' } | { kind: 'shutdown' };
 
 interface StreamBuffer {
@@ -115,21 +128,24 @@ export class Runner {
   /**
    * Decides the placement (refusals throw before anything is recorded), publishes it, and sets
    * the run going in the background; resolves with the run as placed once the read model shows it.
+   * A placing with its run id (the API's, for an Idempotency-Key) places that run at most once,
+   * across every host: a retry while or after it was placed resolves with it as it is.
    */
-  async place(
-    placement: {
-      orgId: string;
-      body: PlaceRunBody;
-      placedBy: Actor;
-      hasCredit: boolean;
-      sizeAvailable: boolean;
-      /** The ready template its sandbox is made from (checked by the caller), or null. */
-      template: string | null;
-    },
-    launch: Launch,
-  ): Promise<Run> {
+  place(placement: Placing, launch: Launch): Promise<Run> {
+    const { runId } = placement;
+    if (runId === undefined) return this.placeNew(newRunId(randomBytes), placement, launch);
+    return this.locks.run(`placing:${runId}`, () =>
+      this.deps.store.placingOnce(runId, async () => {
+        // Decided already: a PlaceRun on a placed run decides nothing (domain/runs/decide.ts).
+        const placed = this.active.get(runId)?.state ?? (await this.deps.store.byId(runId))?.run;
+        if (placed) return placed;
+        return this.placeNew(runId, placement, launch);
+      }),
+    );
+  }
+
+  private async placeNew(runId: string, placement: Placing, launch: Launch): Promise<Run> {
     const { body } = placement;
-    const runId = newRunId(randomBytes);
     // Held until the run's sandbox is on disk, where the room counts it (room.ts).
     const release = placement.sizeAvailable ? await this.deps.room.reserve(body.size) : () => undefined;
     let events: RunEvent[];
@@ -158,11 +174,7 @@ export class Runner {
     return state;
   }
 
-  private decidePlacement(
-    runId: string,
-    placement: Parameters<Runner['place']>[0],
-    launch: Launch,
-  ): RunEvent[] {
+  private decidePlacement(runId: string, placement: Placing, launch: Launch): RunEvent[] {
     const { body } = placement;
     return decide(
       {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runIdPattern } from '../domain/runs/names.ts';
 import { sandboxSizes } from '../domain/sandboxes/events.ts';
 import { runObject } from './run-answer.ts';
 
@@ -81,6 +82,11 @@ export const wireActor = z.discriminatedUnion('kind', [
 /** `POST /v1/runs`: what the API checked (credit, the size) and the caller's body as it came. */
 export const placeRunOnHost = z.strictObject({
   org_id: z.string().min(1),
+  /**
+   * The run's id, chosen by the API when the placing came with an Idempotency-Key, so a retry
+   * places the same run; a host places a run of an id at most once. Absent: the host chooses one.
+   */
+  run_id: z.string().regex(runIdPattern).optional(),
   placed_by: wireActor,
   has_credit: z.boolean(),
   size_available: z.boolean(),

@@ -1,6 +1,7 @@
 import type { OutputStream } from '../domain/runs/events.ts';
 import { runIdentifierKind } from '../domain/runs/names.ts';
 import { activeStatuses, type Run } from '../domain/runs/run.ts';
+import { inTurn } from '../platform/advisory-lock.ts';
 import { poll } from '../platform/poll.ts';
 import type { PgPool } from '../platform/postgres.ts';
 import { type RunRow, runColumns, runFromRow } from '../schemas/read-models/run-row.ts';
@@ -35,6 +36,15 @@ export class RunStore {
     );
     const row = result.rows[0];
     return row ? loaded(row) : undefined;
+  }
+
+  /**
+   * Runs `task` holding the claim on placing the run of this id: a Postgres advisory lock, so
+   * across every host one placing of an id at a time looks for the run and places it, and a
+   * retried placing (an Idempotency-Key's) finds the first instead of placing a second.
+   */
+  placingOnce<T>(runId: string, task: () => Promise<T>): Promise<T> {
+    return inTurn(this.pool, `orrery:run-placing:${runId}`, task);
   }
 
   byId(runId: string): Promise<Loaded | undefined> {

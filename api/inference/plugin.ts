@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
+import { idempotencyKeyHeader, readIdempotencyKey } from '../../domain/idempotency.ts';
 import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
-import { idempotencyKeyPattern } from '../../domain/usage/identity.ts';
 import { config, type InferenceModelConfig } from '../../platform/config.ts';
 import { newId } from '../../platform/ids.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
+import { fingerprint, type IdempotencyKeys } from '../../stores/idempotency-keys.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import type { ClickHouseReads } from '../clickhouse-reads.ts';
 import { errorResponses } from '../error-responses.ts';
@@ -16,7 +17,6 @@ import { errorHandler } from '../errors.ts';
 import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
 import { byEndpoint } from './endpoints.ts';
 import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
-import { fingerprint, type IdempotencyKeys } from './idempotency.ts';
 import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
 import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
 
@@ -39,14 +39,11 @@ const answer = z.object({
   latency_ms: z.number(),
 });
 
-/** The Idempotency-Key header, when sent: printable ASCII of 1 to 255 characters. */
+/** The Idempotency-Key header, when sent (domain/idempotency.ts); a malformed one is the 422 naming it. */
 function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (typeof header === 'string' && idempotencyKeyPattern.test(header)) return header;
-  throw inferenceApiError('invalid_request', {
-    param: 'Idempotency-Key',
-    message: 'Send one Idempotency-Key of 1 to 255 printable ASCII characters (a UUID, say), or none.',
-  });
+  const read = readIdempotencyKey(header);
+  if (read.ok) return read.value;
+  throw inferenceApiError('invalid_request', { param: idempotencyKeyHeader, message: read.message });
 }
 
 /**
@@ -112,7 +109,8 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           const claimed = await opts.idempotencyKeys.claim(principal.orgId, idempotencyKey, {
             requestId,
             occurredAt: new Date(),
-            fingerprint: fingerprint(endpoint, model.name, request.body),
+            // The same text as before keys were shared, so keys claimed then still match.
+            fingerprint: fingerprint(`${endpoint}\n${model.name}`, request.body),
           });
           if (!claimed.sameRequest) throw inferenceApiError('idempotency_key_reused');
           requestId = claimed.requestId;

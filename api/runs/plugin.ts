@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { idempotencyKeyHeader, readIdempotencyKey } from '../../domain/idempotency.ts';
 import type { Scope } from '../../domain/orgs/events.ts';
 import { refusePlacement } from '../../domain/runs/decide.ts';
 import { RunError } from '../../domain/runs/errors.ts';
 import type { Actor } from '../../domain/runs/events.ts';
+import { newRunId } from '../../domain/runs/names.ts';
 import {
   outputQuery,
   placeRunBody,
@@ -20,6 +23,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import { runData, runObject } from '../../schemas/run-answer.ts';
 import { hostPath, hostPaths, runActedOn } from '../../schemas/sandbox-hosts.ts';
+import { fingerprint, IdempotencyKeys } from '../../stores/idempotency-keys.ts';
 import { type Loaded, RunStore } from '../../stores/runs.ts';
 import { TemplateStore } from '../../stores/templates.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
@@ -56,6 +60,23 @@ const nameParams = z.object({
   name: textWithoutNul().describe('a run id (`run_…`) or its name (the newest run of that name)'),
 });
 
+/** Documents the header; it is read in the handler (`idempotencyKeyOf`), as bodies are. */
+const idempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe(
+      'up to 255 printable ASCII characters (a UUID): a retry with the same key and body within 24 hours answers the run the first attempt placed, placing and billing nothing more',
+    ),
+});
+
+/** The Idempotency-Key header, when sent (domain/idempotency.ts); a malformed one is the 422 naming it. */
+function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  const read = readIdempotencyKey(header);
+  if (read.ok) return read.value;
+  throw new RunError('invalid_request', { param: idempotencyKeyHeader, message: read.message });
+}
+
 /** Parses a body or query with the sandbox surface's words; a refusal is a 422 naming the field. */
 const parse = <S extends z.ZodType>(schema: S, input: unknown): z.output<S> =>
   parsedOrRefused(parseSandboxBody(schema, input));
@@ -72,6 +93,7 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
   const now = opts.now ?? (() => new Date());
   const { fleet, hosts } = opts;
   const store = new RunStore(opts.pool);
+  const keys = new IdempotencyKeys(opts.pool);
   const templates = new TemplateStore(opts.pool);
   const readers = app.requireKeyOrSession(runScope);
 
@@ -99,13 +121,34 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
       schema: {
         tags,
         summary: 'Place a run: a command in a fresh sandbox with files, environment and a spend ceiling',
+        headers: idempotencyHeaders,
         body: placeRunBody,
         response: { 201: data(runObject), ...errorResponses('runs.create') },
       },
     },
     async (request, reply) => {
       const body = parse(placeRunBody, request.body);
+      const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
       const orgId = request.principal!.orgId;
+      // A placing is its run id: new, or the first attempt's for a retried Idempotency-Key.
+      let runId: string | undefined;
+      if (idempotencyKey !== undefined) {
+        const claimed = await keys.claim(orgId, idempotencyKey, {
+          requestId: newRunId(randomBytes),
+          occurredAt: now(),
+          fingerprint: fingerprint('POST /api/runs', request.body),
+        });
+        if (!claimed.sameRequest)
+          throw new RunError('idempotency_key_reused', { param: idempotencyKeyHeader });
+        runId = claimed.requestId;
+        // Placed already (the answer was lost): that run, as it is now, and nothing placed or
+        // billed again, whatever the org's credit or the fleet's room are since.
+        const first = await store.resolve(orgId, runId);
+        if (first) {
+          reply.header('idempotent-replayed', 'true');
+          return reply.status(201).send({ data: runData(first.run, now()) });
+        }
+      }
       const checks = {
         hasCredit: opts.directory.hasCredit(orgId),
         sizeAvailable: await fleet.holdsSize(body.size),
@@ -115,6 +158,7 @@ export const runsPlugin: FastifyPluginAsyncZod<RunPluginOptions> = async (app, o
         body.template === undefined ? undefined : await readyTemplate({ templates }, orgId, body.template);
       const placement = {
         org_id: orgId,
+        ...(runId === undefined ? {} : { run_id: runId }),
         placed_by: actorOf(request),
         has_credit: checks.hasCredit,
         size_available: checks.sizeAvailable,

@@ -21,6 +21,13 @@ export const runErrors = {
     status: 404,
     message: 'No run with this name or id in the org: check it, or list runs with GET /api/runs.',
   },
+  // An Idempotency-Key names one request (domain/idempotency.ts): reused for another, it is
+  // refused rather than guessed at, as the titles' and previews' are.
+  idempotency_key_reused: {
+    status: 422,
+    message:
+      'This Idempotency-Key was first used with another request (another route or body) in the last 24 hours: send a new key with a new request.',
+  },
   not_finished: {
     status: 409,
     message:

@@ -15,6 +15,9 @@ export function newRunId(randomBytes: RandomBytes): string {
   return `${runIdPrefix}${hex(randomBytes(12))}`;
 }
 
+/** What `newRunId` makes. */
+export const runIdPattern = /^run_[0-9a-f]{24}$/;
+
 /** `run-` followed by six hex digits. */
 export function defaultRunName(randomBytes: RandomBytes): string {
   return `run-${hex(randomBytes(3))}`;

@@ -7905,7 +7905,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description up to 255 printable ASCII characters (a UUID): a retry with the same key and body within 24 hours answers the run the first attempt placed, placing and billing nothing more */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
