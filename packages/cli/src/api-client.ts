@@ -22,6 +22,28 @@ export interface ApiClientOptions {
   timeoutMs?: number;
 }
 
+export interface RequestOptions {
+  json?: unknown;
+  form?: Record<string, string>;
+  /** More headers, such as `idempotency-key`. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The API could not be reached, or its answer did not arrive whole (a connection cut, no answer
+ * in time): for a POST, the API may have acted all the same.
+ */
+export class Unreachable extends Failure {
+  /** `ECONNREFUSED`, `no answer in time`, … */
+  readonly reason: string;
+
+  constructor(baseUrl: string, reason: string) {
+    super(`Cannot reach the API at ${baseUrl} (${reason}): check --api-url.`);
+    this.name = 'Unreachable';
+    this.reason = reason;
+  }
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -65,13 +87,16 @@ export class ApiClient {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
   }
 
-  /** One request; any status comes back as an Answer. Only an API out of reach throws. */
-  async send(
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    options: { json?: unknown; form?: Record<string, string> } = {},
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
+  /**
+   * One request; any status comes back as an Answer. Only an API out of reach throws: Unreachable,
+   * which for a POST may mean the API acted and its answer was lost.
+   */
+  async send(method: 'GET' | 'POST' | 'DELETE', path: string, options: RequestOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = {
+      ...options.headers,
+      accept: 'application/json',
+      'user-agent': this.#userAgent,
+    };
     if (this.#key !== undefined) headers.authorization = `Bearer ${this.#key}`;
     let body: string | undefined;
     if (options.form !== undefined) {
@@ -82,19 +107,18 @@ export class ApiClient {
       body = JSON.stringify(options.json);
     }
     const url = `${this.baseUrl}${path}`;
-    let response: Response;
     try {
-      response = await this.#fetch(url, {
+      const response = await this.#fetch(url, {
         method,
         headers,
         body,
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
+      const text = await response.text();
+      return { status: response.status, text, body: parseJson(text) };
     } catch (error) {
-      throw new Failure(`Cannot reach the API at ${this.baseUrl} (${reasonOf(error)}): check --api-url.`);
+      throw new Unreachable(this.baseUrl, reasonOf(error));
     }
-    const text = await response.text();
-    return { status: response.status, text, body: parseJson(text) };
   }
 
   /**
@@ -126,7 +150,7 @@ export class ApiClient {
   }
 
   /** A POST whose refusal throws ApiRefused. */
-  async post(path: string, options: { json?: unknown; form?: Record<string, string> }): Promise<Answer> {
+  async post(path: string, options: RequestOptions): Promise<Answer> {
     const answer = await this.send('POST', path, options);
     if (answer.status >= 400) throw refusalOf(answer);
     return answer;

@@ -9,9 +9,10 @@ import { type Path, parsePath } from './paths.ts';
 // suggests the nearest spelling (spec 002: "a mistyped command; the message names the flag").
 //
 // `run` reads its command as the words after its own flags (commander's pass-through options, as
-// `docker run` and `ssh` do): `orrery run --ceiling 5 python train.py --epochs 3` runs
+// `docker run` does): `orrery run --ceiling 5 python train.py --epochs 3` runs
 // `python train.py --epochs 3`. That needs positional options, so the global `--api-url` is
-// declared on every command as well, and may still come after the command's name.
+// declared on every command as well, and may still come after the command's name. How the words
+// become the run's command is `runCommandOf`'s rule.
 
 export const commandNames = [
   'login',
@@ -43,9 +44,21 @@ export interface NetworkFlags {
 
 export const egressChoices = ['open', 'none'] as const;
 
+/**
+ * The run's command from the words given for it (issue 50): two or more words are the program
+ * and its arguments, sent as an argument vector and run with no shell, each word exactly as the
+ * tool received it (as `docker run` and `kubectl exec` pass theirs); exactly one word is a shell
+ * command line, run by `/bin/sh -c`, so `orrery run 'make && ./test'` keeps working. A single
+ * word without shell syntax (`orrery run ls`) runs the same either way. The words are never
+ * joined into one string and read again, as ssh does: that loses what quoting the caller did.
+ */
+export function runCommandOf(words: readonly string[]): string | string[] {
+  return words.length === 1 ? words[0]! : [...words];
+}
+
 export interface RunFlags {
-  /** The words of the command, joined by spaces as ssh does; `/bin/sh -c` runs them. */
-  command: string;
+  /** A shell command line (one word given), or the program and its arguments (more): `runCommandOf`. */
+  command: string | string[];
   ceilingCents: number;
   size: string | undefined;
   env: EnvFlag[];
@@ -253,7 +266,10 @@ function declare(program: Command, name: CommandName, set: (invocation: Invocati
       return;
     case 'run':
       command
-        .argument('<command...>', 'the command, run by /bin/sh -c in the working directory')
+        .argument(
+          '<command...>',
+          "the program and its arguments, run as given with no shell; one word alone is a shell command line, run by /bin/sh -c ('make && ./test')",
+        )
         .option('--ceiling <cents>', 'the most the run may cost, in cents (it is stopped there)', parseCents)
         .option('--size <size>', 'a size from `orrery catalog` (default: the API’s, small)')
         .option(
@@ -301,7 +317,7 @@ function declare(program: Command, name: CommandName, set: (invocation: Invocati
             ...common(options, self),
             command: 'run',
             run: {
-              command: words.join(' '),
+              command: runCommandOf(words),
               ceilingCents: options.ceiling,
               size: options.size,
               env: options.env ?? [],

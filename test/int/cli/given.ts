@@ -198,12 +198,29 @@ export const hasEscapes = (text: string) => text.includes('\u001b[');
 /**
  * The run API of runs/given.ts (real sandboxes on this host) listening on a port of its own, its
  * run and catalog answers carrying a field the API does not send (`unknownField`, at the top and
- * in each run or size), to show `--json` keeps what the tool does not know.
+ * in each run or size), to show `--json` keeps what the tool does not know. `losePlacingAnswer`
+ * cuts the connection of the next placing of a run of that name once the run is placed, as a
+ * network that drops the answer does.
  */
-export async function startRunCliPlatform(): Promise<{ api: RunApi; url: string }> {
+export async function startRunCliPlatform(): Promise<{
+  api: RunApi;
+  url: string;
+  losePlacingAnswer(name: string): void;
+}> {
+  const losing = new Set<string>();
   const api = await givenRunApi({}, (app) =>
     app.addHook('onSend', async (request, reply, payload) => {
       const path = request.url.split('?')[0]!;
+      const name = (request.body as { name?: unknown } | undefined)?.name;
+      if (
+        request.method === 'POST' &&
+        path === '/api/runs' &&
+        typeof name === 'string' &&
+        losing.delete(name)
+      ) {
+        request.raw.socket.destroy();
+        return payload;
+      }
       const widen =
         path === '/api/catalog' || (path.startsWith('/api/runs') && !/\/(output|result)$/.test(path));
       if (!widen || reply.statusCode >= 300 || typeof payload !== 'string') return payload;
@@ -215,7 +232,7 @@ export async function startRunCliPlatform(): Promise<{ api: RunApi; url: string 
     }),
   );
   const url = api.baseUrl;
-  return { api, url };
+  return { api, url, losePlacingAnswer: (name) => losing.add(name) };
 }
 
 const execFileAsync = promisify(execFile);

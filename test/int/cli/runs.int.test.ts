@@ -22,9 +22,10 @@ import {
 
 let api: RunApi;
 let url: string;
+let losePlacingAnswer: (name: string) => void;
 let home: Awaited<ReturnType<typeof newHome>>;
 beforeAll(async () => {
-  ({ api, url } = await startRunCliPlatform());
+  ({ api, url, losePlacingAnswer } = await startRunCliPlatform());
   home = await newHome();
 }, prepareTimeoutMs);
 afterAll(async () => {
@@ -93,6 +94,69 @@ describe('streams', () => {
     const run = await orrery(['run', '--ceiling', '1', 'echo', 'one', '--json', '-n']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('one --json -n\n');
+  });
+});
+
+describe('the command keeps its arguments (issue 50)', () => {
+  it("`-- sh -c 'echo hi'` prints hi, and `-- python3 -c 'print(\"a b\")'` prints a b", async () => {
+    const shell = await orrery(['run', '--ceiling', '1', '--', 'sh', '-c', 'echo hi']);
+    expect(shell).toMatchObject({ code: 0, stdout: 'hi\n' });
+    const python = await orrery(['run', '--ceiling', '1', '--', 'python3', '-c', 'print("a b")']);
+    expect(python.code, python.stderr).toBe(0);
+    expect(python.stdout).toBe('a b\n');
+  });
+
+  it('passes each word as given: quotes, spaces, `$`, globs, newlines and empty words', async () => {
+    const words = [
+      "it's",
+      '"double"',
+      'a  b',
+      '$HOME',
+      '$(echo no)',
+      '*',
+      '*.txt',
+      'two\nlines',
+      '',
+      '; echo no',
+    ];
+    const run = await orrery(['run', '--ceiling', '1', '--', 'printf', '[%s]\n', ...words]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(words.map((word) => `[${word}]\n`).join(''));
+  });
+
+  it("one word is a shell command line: `orrery run 'make && ./test'` still works", async () => {
+    const run = await orrery(['run', '--ceiling', '1', 'echo $((1 + 2)) && echo "$HOME" | tr a-z A-Z']);
+    expect(run).toMatchObject({ code: 0, stdout: '3\n/ROOT\n' });
+  });
+
+  it('--json shows the command as placed: the words as an array, one word as a string', async () => {
+    const vector = await orrery(['run', '--json', '--ceiling', '1', '--', 'sh', '-c', 'exit 0']);
+    expect(json(vector.stdout).data.command).toEqual(['sh', '-c', 'exit 0']);
+    const line = await orrery(['run', '--json', '--ceiling', '1', 'exit 0']);
+    expect(json(line.stdout).data.command).toBe('exit 0');
+  });
+
+  it('places again with its Idempotency-Key when the answer was lost: one run, its output once', async () => {
+    const name = unique('lost-answer');
+    losePlacingAnswer(name);
+    const run = await orrery([
+      'run',
+      '--ceiling',
+      '1',
+      '--name',
+      name,
+      '--',
+      'sh',
+      '-c',
+      'echo "once: $1"',
+      'sh',
+      'a b',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('once: a b\n');
+    expect(run.stderr).toMatch(/answer was lost .*: asking again in 1 s with the same Idempotency-Key/);
+    const runs = (await api.call('GET', '/api/runs?limit=200')).json().data as RunAnswer[];
+    expect(runs.filter((each) => each.name === name)).toHaveLength(1);
   });
 });
 

@@ -1,22 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, normalize, sep } from 'node:path';
 import { keyedClient } from '../access.ts';
-import type { ApiClient } from '../api-client.ts';
+import { type ApiClient, Unreachable } from '../api-client.ts';
 import type { EnvFlag, Invocation, NetworkFlags, RunFlags } from '../arguments.ts';
 import { type Check, type Judged, judge } from '../checks.ts';
 import type { Context } from '../context.ts';
-import { exitCodes, Failure, UsageFailure } from '../failures.ts';
+import { ApiRefused, exitCodes, Failure, UsageFailure } from '../failures.ts';
 import { followOutput } from '../follow.ts';
 import { paintStatus } from '../palette.ts';
 import { centsText, describeEnd, exitCodeOf, type RunObject, runOf } from '../run-object.ts';
 
-// `orrery run <command…>` (spec 002, "Command-line tool behaviour in scripts"): places a run, then,
+// `orrery run <command…>` (spec 002, "Command-line tool behaviour in scripts"): places a run (its
+// command an argument vector, or one word's shell command line: arguments.ts `runCommandOf`), then,
 // attached, follows its output: the run's stdout on stdout and its stderr on stderr, unchanged,
 // and everything the tool says on stderr; the tool's exit code is the run's (runs.ts). `--json`
 // keeps stdout for the run as it ended, so the run's own output goes to stderr then. Ctrl-C
 // detaches: the run goes on to its end or its ceiling, the tool says how to follow and stop it,
 // and exits 130. `--detach` prints the name once placed. Checks judge the result; they never
-// change the exit code.
+// change the exit code. A placing is sent with one Idempotency-Key per invocation and sent again
+// with it when its answer was lost, so a retry never places (and bills) a second run.
 
 /** A working file's path in the run: as given when it stays under this folder, else its name. */
 export function remotePath(local: string): string {
@@ -63,19 +66,55 @@ function networkBody(flags: NetworkFlags) {
   };
 }
 
-async function place(api: ApiClient, flags: RunFlags, env: Context['env']) {
+/**
+ * The waits, in seconds, before each new attempt at a placing whose answer was lost (the API was
+ * not reached, or its answer was cut off) or that the API could not record (503 `unavailable`,
+ * "a retry is safe"). About seven seconds in all, within the API's own 5-second hint.
+ */
+const placingRetryWaits = [1, 2, 4];
+
+/** Worth asking again with the same key: the placing may or may not have happened. */
+function placingRetryable(error: unknown): boolean {
+  if (error instanceof Unreachable) return true;
+  return error instanceof ApiRefused && error.status === 503 && error.code === 'unavailable';
+}
+
+/** Places the run (`POST /api/runs`), asking again as the same placing while that is safe. */
+export async function placeRun(
+  api: ApiClient,
+  flags: RunFlags,
+  context: Pick<Context, 'env' | 'sleep' | 'output'>,
+) {
   const body = {
     command: flags.command,
     ceiling_cents: flags.ceilingCents,
     ...(flags.size === undefined ? {} : { size: flags.size }),
     files: await workingFiles(flags.files),
-    env: environment(flags.env, env),
+    env: environment(flags.env, context.env),
     ...(flags.name === undefined ? {} : { name: flags.name }),
     ...(flags.network === undefined ? {} : { network: networkBody(flags.network) }),
     ...(flags.template === undefined ? {} : { template: flags.template }),
   };
-  const answer = await api.post('/api/runs', { json: body });
-  return { answer, run: runOf(answer.body, 'POST /api/runs') };
+  // One key for this invocation, sent with every attempt: a retry after a lost answer is the same
+  // placing, answered with the run the first attempt placed, never a second run billed again.
+  const headers = { 'idempotency-key': randomUUID() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const answer = await api.post('/api/runs', { json: body, headers });
+      return { answer, run: runOf(answer.body, 'POST /api/runs') };
+    } catch (error) {
+      const wait = placingRetryWaits[attempt];
+      if (!placingRetryable(error) || wait === undefined) throw error;
+      const why =
+        error instanceof Unreachable
+          ? `The placing's answer was lost (${error.reason})`
+          : 'The API could not record the run yet';
+      context.output.say(
+        context.output.palette.muted(`${why}: asking again in ${wait} s with the same Idempotency-Key.`),
+      );
+      await context.sleep(wait);
+    }
+  }
 }
 
 /** Each check judged against the run's result, or against none (and why). */
@@ -104,10 +143,10 @@ export async function run(context: Context, invocation: Extract<Invocation, { co
   // tool can still say which run goes on.
   const interrupt = new AbortController();
   const stopListening = flags.detach ? () => {} : context.onInterrupt(() => interrupt.abort());
-  let placed: Awaited<ReturnType<typeof place>>;
+  let placed: Awaited<ReturnType<typeof placeRun>>;
   let followed: Awaited<ReturnType<typeof followOutput>>;
   try {
-    placed = await place(api, flags, context.env);
+    placed = await placeRun(api, flags, context);
     if (flags.detach) {
       if (invocation.json) output.answer(placed.answer.text);
       else output.result(placed.run.name);
