@@ -46,7 +46,7 @@ export async function runRetention(
     new Date(now.getTime() - topics.spans.retentionMs),
   );
   // Postgres: what makes a retried request count once, once no retry can come any more.
-  const keys = await stores.pool.query('DELETE FROM idempotency_keys WHERE created_at < $1', [
+  const keys = await stores.pool.query('DELETE FROM inference_idempotency WHERE created_at < $1', [
     new Date(now.getTime() - idempotencyKeyLifetimeMs),
   ]);
   const counted = await stores.pool.query('DELETE FROM usage_counted WHERE counted_at < $1', [

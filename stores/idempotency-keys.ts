@@ -7,7 +7,9 @@ import type { PgPool } from '../platform/postgres.ts';
 // answer once it has one. A title or preview keeps its request id (so both attempts' usage
 // events count once) and its answer; a run's placing keeps its run id, and the run itself is the
 // answer (read back from the run read model). Past their 24 hours keys are claimed afresh, and
-// the retention job deletes them (jobs/retention.ts).
+// the retention job deletes them (jobs/retention.ts). The table keeps the name it had when only
+// titles and previews took keys: renamed, the API processes of the release before, still serving
+// during a rolling upgrade, would fail every keyed title until they were replaced.
 
 export interface Claimed {
   requestId: string;
@@ -40,21 +42,21 @@ export class IdempotencyKeys {
     key: string,
     attempt: { requestId: string; occurredAt: Date; fingerprint: string },
   ): Promise<Claimed> {
-    const expired = `idempotency_keys.created_at <= now() - make_interval(secs => $6::float8 / 1000)`;
+    const expired = `inference_idempotency.created_at <= now() - make_interval(secs => $6::float8 / 1000)`;
     const result = await this.pool.query<{
       request_id: string;
       occurred_at: Date;
       fingerprint: string;
       answer: object | null;
     }>(
-      `INSERT INTO idempotency_keys (org_id, idempotency_key, request_id, occurred_at, fingerprint)
+      `INSERT INTO inference_idempotency (org_id, idempotency_key, request_id, occurred_at, fingerprint)
          VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (org_id, idempotency_key) DO UPDATE SET
-         request_id = CASE WHEN ${expired} THEN EXCLUDED.request_id ELSE idempotency_keys.request_id END,
-         occurred_at = CASE WHEN ${expired} THEN EXCLUDED.occurred_at ELSE idempotency_keys.occurred_at END,
-         fingerprint = CASE WHEN ${expired} THEN EXCLUDED.fingerprint ELSE idempotency_keys.fingerprint END,
-         answer = CASE WHEN ${expired} THEN NULL ELSE idempotency_keys.answer END,
-         created_at = CASE WHEN ${expired} THEN now() ELSE idempotency_keys.created_at END
+         request_id = CASE WHEN ${expired} THEN EXCLUDED.request_id ELSE inference_idempotency.request_id END,
+         occurred_at = CASE WHEN ${expired} THEN EXCLUDED.occurred_at ELSE inference_idempotency.occurred_at END,
+         fingerprint = CASE WHEN ${expired} THEN EXCLUDED.fingerprint ELSE inference_idempotency.fingerprint END,
+         answer = CASE WHEN ${expired} THEN NULL ELSE inference_idempotency.answer END,
+         created_at = CASE WHEN ${expired} THEN now() ELSE inference_idempotency.created_at END
        RETURNING request_id, occurred_at, fingerprint, answer`,
       [orgId, key, attempt.requestId, attempt.occurredAt, attempt.fingerprint, idempotencyKeyLifetimeMs],
     );
@@ -70,7 +72,7 @@ export class IdempotencyKeys {
   /** Keeps the answer for the key's retries. */
   async remember(orgId: string, key: string, answer: object): Promise<void> {
     await this.pool.query(
-      'UPDATE idempotency_keys SET answer = $3 WHERE org_id = $1 AND idempotency_key = $2',
+      'UPDATE inference_idempotency SET answer = $3 WHERE org_id = $1 AND idempotency_key = $2',
       [orgId, key, answer],
     );
   }

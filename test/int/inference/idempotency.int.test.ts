@@ -38,7 +38,7 @@ async function billed(customer: Customer): Promise<{ requests: number; input_tok
 async function answerKept(customer: Customer, key: string): Promise<void> {
   await eventually(async () => {
     const kept = await service.platform.pool.query(
-      'SELECT 1 FROM idempotency_keys WHERE org_id = $1 AND idempotency_key = $2 AND answer IS NOT NULL',
+      'SELECT 1 FROM inference_idempotency WHERE org_id = $1 AND idempotency_key = $2 AND answer IS NOT NULL',
       [customer.orgId, key],
     );
     return kept.rowCount === 1 ? true : undefined;
@@ -73,7 +73,7 @@ describe('Idempotency-Key', () => {
     // publishes under the same request id. (The answer is kept after it is sent: wait for it.)
     await answerKept(customer, key);
     await service.platform.pool.query(
-      'UPDATE idempotency_keys SET answer = NULL WHERE org_id = $1 AND idempotency_key = $2',
+      'UPDATE inference_idempotency SET answer = NULL WHERE org_id = $1 AND idempotency_key = $2',
       [customer.orgId, key],
     );
     const before = asked();
