@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pendingSpans } from '../../../api/otlp/ingest.ts';
-import type { OtlpSpan } from '../../../domain/tracing/otlp.ts';
-import { sql } from '../../../platform/clickhouse.ts';
 import { createPgPool, type PgClient, type PgPool } from '../../../platform/postgres.ts';
 import type { EventProducer } from '../../../producers/producer.ts';
 import { testAdmissionQueue } from '../../harness/admission-queue.ts';
+import { ledgerSpans, spanKey, storedOffsets } from '../../harness/admission-records.ts';
 import { request } from '../../harness/otlp-fixtures.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { llmSpan } from '../../harness/tracing.ts';
@@ -117,27 +116,6 @@ function countingProducer(): { producer: EventProducer; acknowledged: () => numb
   return { producer, acknowledged: () => acknowledged };
 }
 
-/** Each stored row of the org's spans: its key and the message it came in (its offset). */
-async function storedRows(orgId: string) {
-  const result = await platform.clickhouse.query({
-    query: sql`SELECT concat(lower(hex(trace_id)), ':', lower(hex(span_id))) AS key,
-                      toString(received_offset) AS offset
-                 FROM spans WHERE org_id = ${orgId}`.text,
-    format: 'JSONEachRow',
-  });
-  return result.json<{ key: string; offset: string }>();
-}
-
-const ledgerSpans = async (orgId: string) =>
-  (
-    await platform.pool.query<{ traces: number; month: number }>(
-      `SELECT (SELECT coalesce(sum(cardinality(span_ids)), 0)::int FROM ingest_traces WHERE org_id = $1) AS traces,
-              (SELECT coalesce(sum(spans), 0)::int FROM ingest_monthly WHERE org_id = $1) AS month`,
-      [orgId],
-    )
-  ).rows[0];
-
-const keyOf = (span: OtlpSpan) => `${span.traceId}:${span.spanId}`;
 const exporters = 4;
 const spansPerExport = 3;
 
@@ -184,22 +162,15 @@ describe('Postgres lost at one step of a group', () => {
       // spans of the group answered 503 too: those are in Kafka and must not be stored.
       expect(acknowledged()).toBe(faulty.commits() + (reachesKafka && refused ? 1 : 0));
 
-      const everySpan = exports.flat().map(keyOf).sort();
-      const rows = await eventually(
-        async () => {
-          const found = await storedRows(orgId);
-          return new Set(found.map((row) => row.key)).size === everySpan.length ? found : undefined;
-        },
-        30_000,
-        'every exporter’s spans projected',
-      );
+      const everySpan = exports.flat().map(spanKey).sort();
       // Each span stored from one message only: the copy of a group answered 503 was left out.
-      const offsetsBySpan = new Map<string, Set<string>>();
-      for (const row of rows)
-        offsetsBySpan.set(row.key, (offsetsBySpan.get(row.key) ?? new Set()).add(row.offset));
+      const offsetsBySpan = await storedOffsets(platform.clickhouse, orgId, everySpan);
       expect([...offsetsBySpan.keys()].sort()).toEqual(everySpan);
       expect([...offsetsBySpan.values()].filter((offsets) => offsets.size !== 1)).toEqual([]);
-      expect(await ledgerSpans(orgId)).toEqual({ traces: everySpan.length, month: everySpan.length });
+      expect(await ledgerSpans(platform.pool, orgId)).toEqual({
+        traces: everySpan.length,
+        month: everySpan.length,
+      });
       await queue.close();
       await faulty.pool.end();
     },

@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type IngestDeps, pendingSpans } from '../../../api/otlp/ingest.ts';
 import { admissionFates } from '../../../consumers/projections.ts';
-import type { OtlpSpan } from '../../../domain/tracing/otlp.ts';
-import { sql } from '../../../platform/clickhouse.ts';
 import { type EventProducer, PublishFailed } from '../../../producers/producer.ts';
 import { keptOnly, undecidedForMs } from '../../../projections/admission-gate.ts';
 import { dropUndecidedGroups, groupFates } from '../../../stores/admission-groups.ts';
 import { AdmissionLeases } from '../../../stores/admission-lease.ts';
 import { recordAccepted } from '../../../stores/ingest-ledger.ts';
 import { testAdmissionQueue } from '../../harness/admission-queue.ts';
+import { ledgerSpans, spanKey, storedOffsets } from '../../harness/admission-records.ts';
 import { request } from '../../harness/otlp-fixtures.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { spanRecord } from '../../harness/span-records.ts';
@@ -44,28 +43,6 @@ function losingAcknowledgements(): { producer: EventProducer; lose: (count: numb
 
 const newQueue = (deps: Partial<IngestDeps> = {}) => testAdmissionQueue(platform, deps);
 
-/** Each stored row of the org's spans: its key and the message it came in (its offset). */
-async function storedRows(orgId: string) {
-  const result = await platform.clickhouse.query({
-    query: sql`SELECT concat(lower(hex(trace_id)), ':', lower(hex(span_id))) AS key,
-                      toString(received_offset) AS offset
-                 FROM spans WHERE org_id = ${orgId}`.text,
-    format: 'JSONEachRow',
-  });
-  return result.json<{ key: string; offset: string }>();
-}
-
-const ledgerSpans = async (orgId: string) =>
-  (
-    await platform.pool.query<{ traces: number; month: number }>(
-      `SELECT (SELECT coalesce(sum(cardinality(span_ids)), 0)::int FROM ingest_traces WHERE org_id = $1) AS traces,
-              (SELECT coalesce(sum(spans), 0)::int FROM ingest_monthly WHERE org_id = $1) AS month`,
-      [orgId],
-    )
-  ).rows[0];
-
-const keyOf = (span: OtlpSpan) => `${span.traceId}:${span.spanId}`;
-
 it('leaves out of the read models the spans of a request answered 503 that Kafka took, and stores the resend once', async () => {
   const { producer, lose } = losingAcknowledgements();
   const queue = newQueue({ producer });
@@ -73,25 +50,15 @@ it('leaves out of the read models the spans of a request answered 503 that Kafka
   const spans = Array.from({ length: 4 }, () => llmSpan());
   lose(1);
   await expect(queue.admit(orgId, pendingSpans(request(spans)))).rejects.toBeInstanceOf(PublishFailed);
-  expect(await ledgerSpans(orgId)).toEqual({ traces: 0, month: 0 });
+  expect(await ledgerSpans(platform.pool, orgId)).toEqual({ traces: 0, month: 0 });
   // The exporter sends the same body again: admitted anew, and now kept.
   expect((await queue.admit(orgId, pendingSpans(request(spans)))).acceptedSpans).toBe(4);
-  const rows = await eventually(
-    async () => {
-      const found = await storedRows(orgId);
-      return new Set(found.map((row) => row.key)).size === spans.length ? found : undefined;
-    },
-    30_000,
-    "the resend's spans projected",
-  );
   // Every row of every span came in one message, the resend's: the first copy, on the same
   // partitions and before it, was read and left out.
-  const offsetsBySpan = new Map<string, Set<string>>();
-  for (const row of rows)
-    offsetsBySpan.set(row.key, (offsetsBySpan.get(row.key) ?? new Set()).add(row.offset));
+  const offsetsBySpan = await storedOffsets(platform.clickhouse, orgId, spans.map(spanKey));
   expect([...offsetsBySpan.values()].map((offsets) => offsets.size)).toEqual(spans.map(() => 1));
-  expect([...offsetsBySpan.keys()].sort()).toEqual(spans.map(keyOf).sort());
-  expect(await ledgerSpans(orgId)).toEqual({ traces: 4, month: 4 });
+  expect([...offsetsBySpan.keys()].sort()).toEqual(spans.map(spanKey).sort());
+  expect(await ledgerSpans(platform.pool, orgId)).toEqual({ traces: 4, month: 4 });
   await queue.close();
 });
 
@@ -114,7 +81,7 @@ it("fails a group's record, keeping nothing, when its consumer already decided i
   await expect(recordAccepted(platform.pool, lease, record, async () => undefined)).rejects.toMatchObject({
     code: '23505',
   });
-  expect(await ledgerSpans(orgId)).toEqual({ traces: 0, month: 0 });
+  expect(await ledgerSpans(platform.pool, orgId)).toEqual({ traces: 0, month: 0 });
   expect(await groupFates(platform.pool, [groupId])).toEqual(new Map([[groupId, false]]));
   // And a group recorded first stays kept: a later drop finds it decided.
   const kept = { ...record, groupId: randomUUID() };
