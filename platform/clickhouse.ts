@@ -1,5 +1,12 @@
-import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import {
+  type ClickHouseClient,
+  createClient,
+  type ErrorLogParams,
+  type Logger,
+  type WarnLogParams,
+} from '@clickhouse/client';
 import { config } from './config.ts';
+import { logger } from './logger.ts';
 
 export type { ClickHouseClient };
 
@@ -37,6 +44,7 @@ export function createClickHouse(
     compression: { request: !isLoopback(url), response: false },
     request_timeout: 60_000,
     max_open_connections: options.connections ?? 10,
+    log: { LoggerClass: ClickHouseLogLines },
     clickhouse_settings: {
       // 64-bit integers as JSON strings, which the readers parse exactly (BigInt, Number). 18.16
       // quotes them by default; 25.8 and later print bare numbers, which JSON.parse rounds to a
@@ -44,6 +52,23 @@ export function createClickHouse(
       output_format_json_quote_64bit_integers: 1,
     },
   });
+}
+
+/**
+ * The client's own messages (warnings and errors, its default level) as the process's JSON log
+ * lines: by default it writes them to stderr as plain text. Its errors are warnings here, since
+ * each also reaches the caller, which decides what it means (a 503, a retried batch).
+ */
+class ClickHouseLogLines implements Logger {
+  trace(): void {}
+  debug(): void {}
+  info(): void {}
+  warn({ module, message, err }: WarnLogParams): void {
+    logger.warn({ err, module }, `clickhouse: ${message}`);
+  }
+  error({ module, message, err }: ErrorLogParams): void {
+    logger.warn({ err, module }, `clickhouse: ${message}`);
+  }
 }
 
 function isLoopback(url: string): boolean {
