@@ -57,11 +57,14 @@ export async function startTestPlatform(
   } = {},
 ): Promise<TestPlatform> {
   const pool = createPgPool(5);
+  // The consumers are a process of their own under `npm start` (consumers/main.ts), with a pool of
+  // their own: catching up a backlog of earlier files' events must not starve the API's requests.
+  const consumerPool = createPgPool();
   const clickhouse = createClickHouse();
   const producer = await createEventProducer('orrery-test');
   const consumers: RunningConsumer[] = [];
   if (options.consumers ?? true) {
-    for (const [groupId, projection] of Object.entries(allProjections({ pool, clickhouse }))) {
+    for (const [groupId, projection] of Object.entries(allProjections({ pool: consumerPool, clickhouse }))) {
       const before = options.beforeProject?.[groupId as ConsumerGroupId];
       const run: Projection<unknown> = before
         ? {
@@ -106,7 +109,7 @@ export async function startTestPlatform(
       await follower.stop();
       await Promise.all(consumers.map((consumer) => consumer.stop()));
       await producer.disconnect();
-      await Promise.all([pool.end(), clickhouse.close()]);
+      await Promise.all([pool.end(), consumerPool.end(), clickhouse.close()]);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { HostResources } from '../../domain/sandboxes/hosts.ts';
 import { capacityBySize } from '../../domain/sandboxes/hosts.ts';
 import { config } from '../../platform/config.ts';
 import { logger } from '../../platform/logger.ts';
-import type { PgPool } from '../../platform/postgres.ts';
+import { createPgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { buildSandboxHost, type SandboxHost } from '../../sandbox-host/app.ts';
 import { hostIdentity } from '../../sandbox-host/identity.ts';
@@ -48,7 +48,7 @@ export interface TestHost {
 }
 
 export async function startTestHost(
-  platform: { producer: EventProducer; pool: PgPool; apiUrl: string; fleet: string },
+  platform: { producer: EventProducer; apiUrl: string; fleet: string },
   runtime: SandboxRuntime,
   options: TestHostOptions = {},
 ): Promise<TestHost> {
@@ -57,11 +57,13 @@ export async function startTestHost(
   const secret = options.secret ?? config().fleet.secret;
   const resources = options.resources ?? config().fleet.host.resources;
   let membership: Membership | undefined;
+  // A process of its own under `npm start` (sandbox-host/main.ts), with a pool of its own.
+  const pool = createPgPool(4);
   const host = await buildSandboxHost({
     hostId,
     logger,
     producer: platform.producer,
-    pool: platform.pool,
+    pool,
     runtime,
     desktop: options.desktop,
     resources,
@@ -92,7 +94,9 @@ export async function startTestHost(
     }),
   });
   const member = membership;
-  await eventually(async () => (member.announced() ? true : undefined), 10_000, `host ${hostId} announced`);
+  // Several announcements, each given 2 s (sandbox-host/membership.ts): an API that has just started
+  // on a busy machine may let the first ones time out.
+  await eventually(async () => (member.announced() ? true : undefined), 20_000, `host ${hostId} announced`);
   return {
     hostId,
     url,
@@ -101,6 +105,7 @@ export async function startTestHost(
     async stop() {
       await member.leave();
       await host.app.close();
+      await pool.end();
     },
   };
 }
