@@ -7,28 +7,16 @@ import {
 } from '@clickhouse/client';
 import { config } from './config.ts';
 import { logger } from './logger.ts';
+import { isUnreachableSocketCode } from './socket-errors.ts';
 
 export type { ClickHouseClient };
 
 /** What a reader of the read models uses of a client: its queries. */
 export type ClickHouseReader = Pick<ClickHouseClient, 'query'>;
 
-/** The socket errors of a ClickHouse that is not there (refused, reset, unreachable). */
-const unreachableCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
 /** Whether a query failed because the server could not be reached, not because of the query. */
 export function isClickHouseUnreachable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return error instanceof Error && typeof code === 'string' && unreachableCodes.has(code);
+  return error instanceof Error && isUnreachableSocketCode((error as { code?: unknown }).code);
 }
 
 export function createClickHouse(

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { config } from './config.ts';
 import { logger } from './logger.ts';
+import { isUnreachableSocketCode } from './socket-errors.ts';
 
 // int8 (bigint) columns come back as strings by default; counts and cents in our tables fit
 // in a double's safe range, and sums are cast explicitly where they might not.
@@ -65,18 +66,10 @@ export function createPgPool(
 }
 
 // SQLSTATE classes and codes that say the server is away, not that the statement was wrong:
-// connection exceptions (08), shutting down (57P01 to 57P03), and the socket's own errors; and a
-// statement cancelled at its bound (57014, statement_timeout), as slow as a server away.
-const unreachableCodes = new Set([
-  '57014',
-  '57P01',
-  '57P02',
-  '57P03',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-]);
+// connection exceptions (08), shutting down (57P01 to 57P03), and the socket's own errors
+// (platform/socket-errors.ts); and a statement cancelled at its bound (57014, statement_timeout),
+// as slow as a server away.
+const unreachableCodes = new Set(['57014', '57P01', '57P02', '57P03']);
 
 /**
  * Whether `error` says Postgres could not be reached, or did not answer within a statement's
@@ -85,6 +78,7 @@ const unreachableCodes = new Set([
 export function isPostgresUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
+  if (isUnreachableSocketCode(code)) return true;
   if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true;
   // node-postgres's own words for a connection that ended or never came, or a query given up on
   // (no code on these).
