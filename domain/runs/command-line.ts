@@ -72,3 +72,8 @@ const plainWord = /^[A-Za-z0-9_@%+=:,./-]+$/;
 export function shellQuoted(words: readonly string[]): string {
   return words.map((word) => (plainWord.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ');
 }
+
+/** Either form as one shell command line: a string as it is, a vector quoted (`shellQuoted`). */
+export function asShellLine(command: RunCommandLine): string {
+  return isArgumentVector(command) ? shellQuoted(command) : command;
+}

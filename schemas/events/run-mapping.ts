@@ -1,4 +1,4 @@
-import { isArgumentVector, type RunCommandLine, shellQuoted } from '../../domain/runs/command-line.ts';
+import { asShellLine, isArgumentVector, type RunCommandLine } from '../../domain/runs/command-line.ts';
 import { type Actor, type OutputStream, outputStreams, type RunEvent } from '../../domain/runs/events.ts';
 import { type SandboxSize, sandboxSizes } from '../../domain/sandboxes/events.ts';
 import { legacyHostId } from '../../domain/sandboxes/hosts.ts';
@@ -75,7 +75,7 @@ export function runEventToWire(event: RunEvent): Record<string, unknown> {
 
 /** A vector travels in `argv`, and quoted in `command` for readers from before (run.proto). */
 function commandToWire(command: RunCommandLine): { command: string; argv?: string[] } {
-  return isArgumentVector(command) ? { command: shellQuoted(command), argv: command } : { command };
+  return { command: asShellLine(command), ...(isArgumentVector(command) ? { argv: command } : {}) };
 }
 
 /** No `argv` (every event from before vectors): `command` is a shell command line. */

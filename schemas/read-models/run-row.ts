@@ -1,4 +1,4 @@
-import { isArgumentVector, shellQuoted } from '../../domain/runs/command-line.ts';
+import { asShellLine, isArgumentVector } from '../../domain/runs/command-line.ts';
 import type { Actor, WorkingFile } from '../../domain/runs/events.ts';
 import type { Run, RunStatus } from '../../domain/runs/run.ts';
 import type { SandboxSize } from '../../domain/sandboxes/events.ts';
@@ -132,7 +132,7 @@ export function runToRow(run: Run, version: number): Record<(typeof runRowColumn
     name: run.name,
     status: run.status,
     size: run.size,
-    command: isArgumentVector(run.command) ? shellQuoted(run.command) : run.command,
+    command: asShellLine(run.command),
     command_argv: isArgumentVector(run.command) ? run.command : null,
     env_names: JSON.stringify(run.envNames),
     files: JSON.stringify(run.files.map((file) => ({ path: file.path, size_bytes: file.sizeBytes }))),

@@ -1,8 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { commandLength, shellQuoted } from '../../../domain/runs/command-line.ts';
+import {
+  asShellLine,
+  commandLength,
+  type RunCommandLine,
+  shellQuoted,
+} from '../../../domain/runs/command-line.ts';
+import { decide } from '../../../domain/runs/decide.ts';
 import { placeRunBody } from '../../../domain/runs/requests.ts';
-import type { Run } from '../../../domain/runs/run.ts';
+import { evolve, type Run, type RunState } from '../../../domain/runs/run.ts';
 import { parseSandboxBody } from '../../../domain/sandboxes/parse.ts';
 import { execLimits } from '../../../domain/sandboxes/requests.ts';
 import { type RunRow, runFromRow, runToRow } from '../../../schemas/read-models/run-row.ts';
@@ -95,34 +101,41 @@ describe('a vector written as a shell command line', () => {
     );
     expect(shellQuoted(['sh', '-c', "echo 'hi'"])).toBe(`sh -c 'echo '\\''hi'\\'''`);
   });
+
+  it('shows a shell command line as it is, and a vector quoted', () => {
+    expect(asShellLine('make && ./test')).toBe('make && ./test');
+    expect(asShellLine(['echo', 'a b'])).toBe("echo 'a b'");
+  });
 });
 
 describe('the read model keeps the form placed', () => {
-  const run: Run = {
-    id: 'run_1',
-    orgId: 'org_1',
-    name: 'train',
-    status: 'placed',
-    size: 'small',
-    command: 'true',
-    envNames: [],
-    files: [],
-    ceilingMicrodollars: 100,
-    placedBy: { kind: 'key', keyId: 'key_1', personId: null },
-    host: 'local',
-    network: { egress: 'open', allow: [], deny: [] },
-    template: null,
-    placedAt: new Date('2026-12-01T00:00:00Z'),
-    startedAt: null,
-    endedAt: null,
-    exitCode: null,
-    failure: null,
-    stoppedBy: null,
-    billedSeconds: 0,
-    recordedSeconds: 0,
-    lastSeq: { stdout: 0, stderr: 0 },
-    result: null,
-    resultRefused: null,
+  /** A run as the decider places it, with this command. */
+  const placed = (command: RunCommandLine): Run => {
+    const events = decide(
+      {
+        type: 'PlaceRun',
+        eventId: 'ev_1',
+        runId: 'run_1',
+        orgId: 'org_1',
+        now: new Date('2026-12-01T00:00:00Z'),
+        name: 'train',
+        size: 'small',
+        command,
+        envNames: [],
+        files: [],
+        ceilingMicrodollars: 100,
+        placedBy: { kind: 'key', keyId: 'key_1', personId: null },
+        hasCredit: true,
+        sizeAvailable: true,
+        host: 'local',
+        network: { egress: 'open', allow: [], deny: [] },
+        template: null,
+      },
+      undefined,
+    );
+    const run = events.reduce(evolve, undefined as RunState);
+    if (!run) throw new Error('PlaceRun left no run');
+    return run;
   };
   /** A row as Postgres hands it back: JSON columns parsed. */
   const roundTrip = (placed: Run) => {
@@ -132,13 +145,13 @@ describe('the read model keeps the form placed', () => {
   };
 
   it('a vector: in `command_argv`, and quoted in `command`', () => {
-    const { row, back } = roundTrip({ ...run, command: ['sh', '-c', 'echo hi'] });
+    const { row, back } = roundTrip(placed(['sh', '-c', 'echo hi']));
     expect(row).toMatchObject({ command: "sh -c 'echo hi'", command_argv: ['sh', '-c', 'echo hi'] });
     expect(back.command).toEqual(['sh', '-c', 'echo hi']);
   });
 
   it('a shell command line, as every row from before: `command_argv` null', () => {
-    const { row, back } = roundTrip({ ...run, command: 'make && ./test' });
+    const { row, back } = roundTrip(placed('make && ./test'));
     expect(row).toMatchObject({ command: 'make && ./test', command_argv: null });
     expect(back.command).toBe('make && ./test');
   });
