@@ -1,0 +1,70 @@
+// What a generation costs (issue 50, item 1): a price per million tokens of each kind, per model,
+// and the cost of a span's tokens at that price. The defaults (default-prices.ts) are the hosted
+// models' list prices; an org may set its own for any model (its `ModelPriceSet` events), which
+// win over the defaults. A span is priced when it is received, with the prices then in effect:
+// a price changed later applies to spans received after the change, never to those before.
+
+/** The kinds of token a price names, as the API spells them. */
+export const tokenKinds = ['input', 'output', 'cached_input', 'reasoning'] as const;
+export type TokenKind = (typeof tokenKinds)[number];
+
+/**
+ * USD per million tokens of each kind. Cached input and reasoning are parts of the input and the
+ * output counts (as every convention read counts them): without a price of their own they cost
+ * what the input and the output cost.
+ */
+export type UsdPerMillion = { input: number; output: number } & Partial<
+  Record<'cached_input' | 'reasoning', number>
+>;
+
+export interface ModelPrice {
+  /** The model as spans name it (`gen_ai.response.model` and the others of model.ts). */
+  model: string;
+  usdPerMillion: UsdPerMillion;
+}
+
+/** A price shipped with Orrery: where it was read, and on which day. */
+export interface DefaultModelPrice extends ModelPrice {
+  source: string;
+  /** `YYYY-MM-DD`. */
+  asOf: string;
+}
+
+/** A span's token counts, as read (model.ts); null where the span says nothing. */
+export interface TokenUsage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedInputTokens: number | null;
+  reasoningTokens: number | null;
+}
+
+const nanoUsdPerUsd = 1e9;
+const tokensPerMillion = 1e6;
+
+/**
+ * The cost of `usage` at `price` in nano-USD (whole billionths of a dollar, so sums stay exact);
+ * null when the span counted no tokens at all. A part larger than its whole (more cached tokens
+ * than input tokens) is taken as the whole.
+ */
+export function costNanoUsd(usage: TokenUsage, price: UsdPerMillion): number | null {
+  if (usage.inputTokens === null && usage.outputTokens === null) return null;
+  const input = usage.inputTokens ?? 0;
+  const output = usage.outputTokens ?? 0;
+  const cached = Math.min(usage.cachedInputTokens ?? 0, input);
+  const reasoning = Math.min(usage.reasoningTokens ?? 0, output);
+  return (
+    tokensCost(input - cached, price.input) +
+    tokensCost(cached, price.cached_input ?? price.input) +
+    tokensCost(output - reasoning, price.output) +
+    tokensCost(reasoning, price.reasoning ?? price.output)
+  );
+}
+
+function tokensCost(tokens: number, usdPerMillion: number): number {
+  return Math.round((tokens * usdPerMillion * nanoUsdPerUsd) / tokensPerMillion);
+}
+
+/** Nano-USD as the API shows dollars. */
+export function usdOfNano(nanoUsd: number): number {
+  return nanoUsd / nanoUsdPerUsd;
+}
