@@ -161,6 +161,9 @@ export const spanColumns = [
   'size_bytes',
   'received_offset',
   'received_index',
+  'cached_input_tokens',
+  'reasoning_tokens',
+  'cost_nano_usd',
 ] as const;
 
 /** What every row of one event shares. */
@@ -311,4 +314,7 @@ function writeSpanRow(
   uint64Column(out, fields, span.sizeBytes);
   out.uint64(shared.offset[0], shared.offset[1]);
   out.uint32(index);
+  optionalCountColumn(out, fields, span.cachedInputTokens);
+  optionalCountColumn(out, fields, span.reasoningTokens);
+  optionalCountColumn(out, fields, span.costNanoUsd);
 }

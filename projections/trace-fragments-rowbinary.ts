@@ -37,6 +37,7 @@ export const traceFragmentColumns = [
   'span_models',
   'span_kinds',
   'span_names',
+  'generation_cost_nano_usd',
 ] as const;
 
 /**
@@ -50,6 +51,9 @@ const firstBy = [
   { value: span.serviceName, among: 'present' },
   { value: span.environment, among: 'present' },
 ] as const;
+
+/** The numbers kept per generation span (`TraceFragment.generations`). */
+const generationStride = 9;
 
 /** Length of a candidate's precedence: not root (1), start (16), offset (16), place (8), in hex. */
 const precedenceLength = 41;
@@ -74,7 +78,10 @@ export class TraceFragment {
   /** Each span id as its bytes' start and end. */
   private readonly spanIds: number[] = [];
   private readonly errorSpanIds: number[] = [];
-  /** Per generation: its span id's start and end, then input and output tokens as low and high. */
+  /**
+   * Per generation (`generationStride` numbers): its span id's start and end, input and output
+   * tokens as low and high, then whether it has a cost and the cost as low and high.
+   */
   private readonly generations: number[] = [];
   /** Per `firstBy` entry: the leading span's place (-1 for none), key and value's bytes. */
   private readonly firstPlace = new Int32Array(firstBy.length);
@@ -134,7 +141,7 @@ export class TraceFragment {
     const idEnd = fields.textEnd(span.spanId);
     this.spanIds.push(idStart, idEnd);
     if (fields.statusCode() === 2) this.errorSpanIds.push(idStart, idEnd);
-    // Tokens as `ifNull(tokens, 0)`.
+    // Tokens as `ifNull(tokens, 0)`; the cost stays NULL when absent.
     if (kind === generationKindCode)
       this.generations.push(
         idStart,
@@ -143,6 +150,9 @@ export class TraceFragment {
         fields.high(span.inputTokens),
         fields.low(span.outputTokens),
         fields.high(span.outputTokens),
+        fields.has(span.costNanoUsd) ? 1 : 0,
+        fields.low(span.costNanoUsd),
+        fields.high(span.costNanoUsd),
       );
 
     const notRoot = fields.hasText(span.parentSpanId) ? 1 : 0;
@@ -189,10 +199,10 @@ export class TraceFragment {
     writeSpanIds(out, bytes, this.spanIds, 2);
     writeSpanIds(out, bytes, this.errorSpanIds, 2);
     const { generations } = this;
-    writeSpanIds(out, bytes, generations, 6);
+    writeSpanIds(out, bytes, generations, generationStride);
     for (const first of [2, 4]) {
-      out.arrayLength(generations.length / 6);
-      for (let at = 0; at < generations.length; at += 6)
+      out.arrayLength(generations.length / generationStride);
+      for (let at = 0; at < generations.length; at += generationStride)
         out.uint64(generations[at + first]!, generations[at + first + 1]!);
     }
     for (let slot = 0; slot < firstBy.length; slot += 1) {
@@ -205,6 +215,11 @@ export class TraceFragment {
     out.arrayLength(this.kinds.length);
     for (const kind of this.kinds) out.stringOf(kindBytes[kind - 1]!);
     writeTexts(out, bytes, this.names.places, 2);
+    out.arrayLength(generations.length / generationStride);
+    for (let at = 0; at < generations.length; at += generationStride) {
+      out.nullMarker(generations[at + 6] === 0);
+      if (generations[at + 6] === 1) out.uint64(generations[at + 7]!, generations[at + 8]!);
+    }
   }
 
   /** The slot leader's precedence, the view's fixed-width key: not root, start, offset, place, in hex. */

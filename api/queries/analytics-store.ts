@@ -25,7 +25,7 @@ const startDay = sql`toDate(toDateTime(intDiv(start_time_unix_nano, 1000000000),
 
 /** The columns an analytics query reads. */
 const factColumns = sql`start_time_unix_nano, kind, model, generation_input_tokens,
-  generation_output_tokens, status_code, duration_nanos`;
+  generation_output_tokens, generation_cost_nano_usd, status_code, duration_nanos`;
 
 function inRange(orgId: string, range: Range): SqlFragment {
   return sql`org_id = ${orgId}
@@ -90,9 +90,11 @@ export interface ModelUsage {
   spans: number;
   inputTokens: number;
   outputTokens: number;
+  /** Nano-USD over the generations with a cost; null when none has one. */
+  costNanoUsd: number | null;
 }
 
-/** Spans by model by day; tokens over `generation` spans only (001, Trace-level values). */
+/** Spans by model by day; tokens and cost over `generation` spans only (001, Trace-level values). */
 export async function usageByModel(
   clickhouse: ClickHouseReader,
   orgId: string,
@@ -104,12 +106,14 @@ export async function usageByModel(
     spans: string;
     input: string;
     output: string;
+    cost: string | null;
   }>(
     clickhouse,
     orgId,
     range,
     (source) => sql`SELECT ${startDay} AS day, assumeNotNull(model) AS usage_model, count() AS spans,
-        sum(generation_input_tokens) AS input, sum(generation_output_tokens) AS output
+        sum(generation_input_tokens) AS input, sum(generation_output_tokens) AS output,
+        if(countIf(isNotNull(generation_cost_nano_usd)) = 0, NULL, sum(ifNull(generation_cost_nano_usd, 0))) AS cost
       FROM (${source})
       WHERE isNotNull(model)
       GROUP BY day, usage_model
@@ -121,6 +125,7 @@ export async function usageByModel(
     spans: Number(row.spans),
     inputTokens: Number(row.input),
     outputTokens: Number(row.output),
+    costNanoUsd: row.cost === null ? null : Number(row.cost),
   }));
 }
 

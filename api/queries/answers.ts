@@ -1,4 +1,5 @@
 import type { SpanTreeNode } from '../../domain/tracing/queries-tree.ts';
+import { usdOfNano } from '../../domain/tracing/prices.ts';
 import type { StoredSpan } from '../../domain/tracing/span.ts';
 import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
 import type { SpanNodeAnswer, TraceItem } from './schemas.ts';
@@ -27,12 +28,18 @@ export function traceItem(summary: TraceSummary, models: readonly string[]): Tra
     error_count: summary.errorCount,
     input_tokens: summary.inputTokens,
     output_tokens: summary.outputTokens,
+    total_cost_usd: usdOrNull(summary.costNanoUsd),
     session_id: summary.sessionId,
     user_id: summary.userId,
     service: summary.serviceName,
     environment: summary.environment,
     models: [...models],
   };
+}
+
+/** Nano-USD as dollars; no cost stays none. */
+export function usdOrNull(nanoUsd: number | null): number | null {
+  return nanoUsd === null ? null : usdOfNano(nanoUsd);
 }
 
 /** The distinct models of a trace's spans in byte order, as the list's `arraySort` gives them. */
@@ -54,6 +61,9 @@ function spanHead(span: StoredSpan) {
     model: span.model,
     input_tokens: span.inputTokens,
     output_tokens: span.outputTokens,
+    cached_input_tokens: span.cachedInputTokens,
+    reasoning_tokens: span.reasoningTokens,
+    cost_usd: usdOrNull(span.costNanoUsd),
     session_id: span.sessionId,
     user_id: span.userId,
     service: span.serviceName,

@@ -6,7 +6,7 @@ import type { ClickHouseReads } from '../clickhouse-reads.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 import { errorsByDayAndKind, latencyByKind, usageByModel } from './analytics-store.ts';
-import { spanDetail, spanNode, traceItem, traceModels } from './answers.ts';
+import { spanDetail, spanNode, traceItem, traceModels, usdOrNull } from './answers.ts';
 import {
   analyticsQuery,
   errorsAnswer,
@@ -128,7 +128,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ readModels: ClickHouseReads 
     {
       schema: {
         tags: ['analytics'],
-        summary: 'Spans and tokens by model by UTC day',
+        summary: 'Spans, tokens and cost by model by UTC day',
         querystring: analyticsQuery,
         response: { 200: usageAnswer, ...errorResponses('traces.list') },
       },
@@ -143,6 +143,7 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ readModels: ClickHouseReads 
         spans: row.spans,
         input_tokens: row.inputTokens,
         output_tokens: row.outputTokens,
+        cost_usd: usdOrNull(row.costNanoUsd),
       })),
     }),
   );

@@ -99,6 +99,12 @@ export const traceItem = z.object({
   error_count: z.number().int(),
   input_tokens: z.number().int().describe('Over generation spans only (001, Trace-level values).'),
   output_tokens: z.number().int(),
+  total_cost_usd: z
+    .number()
+    .nullable()
+    .describe(
+      'USD over the generation spans that have a cost (`cost_usd`); null when none has one. A span is priced when received.',
+    ),
   ...context,
   models: z.array(z.string()),
 });
@@ -119,6 +125,14 @@ const spanHead = {
   model: z.string().nullable(),
   input_tokens: z.number().int().nullable(),
   output_tokens: z.number().int().nullable(),
+  cached_input_tokens: z.number().int().nullable().describe('Input tokens read from a cache: part of `input_tokens`.'),
+  reasoning_tokens: z.number().int().nullable().describe('Output tokens spent reasoning: part of `output_tokens`.'),
+  cost_usd: z
+    .number()
+    .nullable()
+    .describe(
+      "A generation's cost in USD at its org's prices (`GET /api/prices`) when it was received: a price changed later applies to spans received after the change. Null for other kinds and for a model without a price, never 0 for want of one.",
+    ),
   ...context,
   input_truncated: z.boolean(),
   output_truncated: z.boolean(),
@@ -163,6 +177,10 @@ export const usageAnswer = z.object({
       spans: z.number().int().describe('Spans of this model, of any kind.'),
       input_tokens: z.number().int().describe('Over generation spans only.'),
       output_tokens: z.number().int(),
+      cost_usd: z
+        .number()
+        .nullable()
+        .describe("Over this model's generation spans that have a cost; null when none has one."),
     }),
   ),
 });

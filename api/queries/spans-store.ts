@@ -12,7 +12,8 @@ const sentOrder = sql`received_offset, received_index`;
 
 /** A span's head beside its ids: what the trace view and the span detail read. */
 const headValues = sql`name, kind, otel_kind, start_time_unix_nano, end_time_unix_nano, status_code,
-  status_message, model, input_tokens, output_tokens, session_id, user_id, service_name,
+  status_message, model, input_tokens, output_tokens, cached_input_tokens, reasoning_tokens,
+  cost_nano_usd, session_id, user_id, service_name,
   environment, input_truncated, output_truncated, redacted_count, scope_name, scope_version`;
 
 /** The stored columns a span's head is read from (its ids as their bytes). */
@@ -34,6 +35,9 @@ interface HeadRow {
   model: string | null;
   input_tokens: string | null;
   output_tokens: string | null;
+  cached_input_tokens: string | null;
+  reasoning_tokens: string | null;
+  cost_nano_usd: string | null;
   session_id: string | null;
   user_id: string | null;
   service_name: string | null;
@@ -63,6 +67,9 @@ function spanFromHead(traceId: string, row: HeadRow): StoredSpan {
     model: row.model,
     inputTokens: optionalCount(row.input_tokens),
     outputTokens: optionalCount(row.output_tokens),
+    cachedInputTokens: optionalCount(row.cached_input_tokens),
+    reasoningTokens: optionalCount(row.reasoning_tokens),
+    costNanoUsd: optionalCount(row.cost_nano_usd),
     input: null,
     output: null,
     inputTruncated: row.input_truncated === 1,

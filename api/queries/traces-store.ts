@@ -48,10 +48,16 @@ const traceValues = {
 type TraceValue = keyof typeof traceValues;
 const traceValue = (column: SqlFragment) => withoutPrecedence(sql`min(${column})`);
 
-/** Tokens over the trace's distinct `generation` spans: a copy of a span adds nothing. */
-const generationTokens = (index: 2 | 3) => sql`arraySum(g -> tupleElement(g, ${index}), groupUniqArrayArray(
-  arrayMap((id, input, output) -> tuple(id, input, output),
-    generation_span_ids, generation_input_tokens, generation_output_tokens)))`;
+/** The trace's distinct `generation` spans as (id, input, output, cost): a copy of a span adds nothing. */
+const generations = sql`groupUniqArrayArray(arrayMap((id, input, output, cost) -> tuple(id, input, output, cost),
+  generation_span_ids, generation_input_tokens, generation_output_tokens, generation_cost_nano_usd))`;
+
+/** Tokens over the trace's generations. */
+const generationTokens = (index: 2 | 3) => sql`arraySum(g -> tupleElement(g, ${index}), ${generations})`;
+
+/** Cost over the generations that have one; NULL when none has (no cost is not a cost of 0). */
+const generationCost = sql`if(arrayExists(g -> isNotNull(tupleElement(g, 4)), ${generations}),
+  arraySum(g -> ifNull(tupleElement(g, 4), 0), ${generations}), NULL)`;
 
 /** The trace-level values of 001 ("Trace-level values"), as summarizeTrace computes them. */
 const traceAggregates = sql`
@@ -61,6 +67,7 @@ const traceAggregates = sql`
   length(groupUniqArrayArray(error_span_ids)) AS error_count,
   ${generationTokens(2)} AS trace_input_tokens,
   ${generationTokens(3)} AS trace_output_tokens,
+  ${generationCost} AS trace_cost_nano_usd,
   ${traceValue(sql`root_span`)} AS root_value,
   ${traceValue(traceValues.sessionId)} AS session_value,
   ${traceValue(traceValues.userId)} AS user_value,
@@ -76,6 +83,7 @@ interface TraceRow {
   error_count: string;
   trace_input_tokens: string;
   trace_output_tokens: string;
+  trace_cost_nano_usd: string | null;
   root_value: string | null;
   session_value: string | null;
   user_value: string | null;
@@ -99,6 +107,7 @@ function listedTrace(row: TraceRow): ListedTrace {
       environment: row.environment_value,
       inputTokens: Number(row.trace_input_tokens),
       outputTokens: Number(row.trace_output_tokens),
+      costNanoUsd: row.trace_cost_nano_usd === null ? null : Number(row.trace_cost_nano_usd),
       startTimeUnixNano: BigInt(row.trace_start),
       endTimeUnixNano: BigInt(row.trace_end),
       spanCount: Number(row.span_count),

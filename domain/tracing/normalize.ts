@@ -8,10 +8,17 @@ import type { PublishedSpan } from './events.ts';
 import { readInputOutput, withoutCopies } from './io/index.ts';
 import { readKind } from './kind.ts';
 import { limits } from './limits.ts';
-import { readInputTokens, readModel, readOutputTokens } from './model.ts';
+import {
+  readCachedInputTokens,
+  readInputTokens,
+  readModel,
+  readOutputTokens,
+  readReasoningTokens,
+} from './model.ts';
 import type { KeyValue, OtlpEvent, OtlpLink, OtlpScope, OtlpSpan } from './otlp.ts';
+import { costNanoUsd, type PriceOf, type TokenUsage } from './prices.ts';
 import { redactKeyValues, redactText } from './redaction.ts';
-import type { JsonValue } from './span.ts';
+import type { JsonValue, SpanKind } from './span.ts';
 import { fitJson, limitSpan, storedSpanBytes } from './truncation.ts';
 import { fitsBytes, withinPerSpanLimits } from './within-limits.ts';
 
@@ -40,11 +47,15 @@ export function prepareResource(resource: readonly KeyValue[]): PreparedResource
   };
 }
 
-/** The span as stored and published, with its size as counted against the limits. */
+/**
+ * The span as stored and published, with its size as counted against the limits; a generation
+ * priced at `priceOf` (its org's prices now), none when absent.
+ */
 export function normalizeSpan(
   span: OtlpSpan,
   resource: readonly KeyValue[] | PreparedResource,
   scope: OtlpScope,
+  priceOf?: PriceOf,
 ): PublishedSpan {
   const prepared = 'json' in resource ? resource : prepareResource(resource);
   const redacted = redactSpan(withoutCopies(span));
@@ -52,21 +63,32 @@ export function normalizeSpan(
   const io = readInputOutput(clean);
   const input = jsonWithinInputOutputLimit(io.input);
   const output = jsonWithinInputOutputLimit(io.output);
+  const kind = readKind(clean.attributes);
+  const model = readModel(clean.attributes);
+  const usage: TokenUsage = {
+    inputTokens: readInputTokens(clean.attributes),
+    outputTokens: readOutputTokens(clean.attributes),
+    cachedInputTokens: readCachedInputTokens(clean.attributes),
+    reasoningTokens: readReasoningTokens(clean.attributes),
+  };
   // Built whole, size included, so no copy of the span is made to add it (the hot path's habit).
   const stored: PublishedSpan = {
     traceId: clean.traceId,
     spanId: clean.spanId,
     parentSpanId: clean.parentSpanId,
     name: clean.name,
-    kind: readKind(clean.attributes),
+    kind,
     otelKind: clean.kind,
     startTimeUnixNano: clean.startTimeUnixNano,
     endTimeUnixNano: clean.endTimeUnixNano,
     statusCode: clean.status.code,
     statusMessage: clean.status.message,
-    model: readModel(clean.attributes),
-    inputTokens: readInputTokens(clean.attributes),
-    outputTokens: readOutputTokens(clean.attributes),
+    model,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    reasoningTokens: usage.reasoningTokens,
+    costNanoUsd: generationCost(kind, model, usage, priceOf),
     input: input.text,
     output: output.text,
     inputTruncated: input.truncated,
@@ -107,6 +129,18 @@ export function normalizeSpan(
   }
   const limited = limitSpan(stored);
   return { ...limited, sizeBytes: storedSpanBytes(limited) };
+}
+
+/** A generation's cost at its model's price; none for other kinds, as tokens are counted. */
+function generationCost(
+  kind: SpanKind,
+  model: string | null,
+  usage: TokenUsage,
+  priceOf: PriceOf | undefined,
+): number | null {
+  if (kind !== 'generation' || model === null || priceOf === undefined) return null;
+  const price = priceOf(model);
+  return price === undefined ? null : costNanoUsd(usage, price);
 }
 
 interface RedactedSpan {

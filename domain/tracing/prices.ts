@@ -30,6 +30,9 @@ export interface DefaultModelPrice extends ModelPrice {
   asOf: string;
 }
 
+/** The price of a model for one org at one moment; undefined for a model without a price. */
+export type PriceOf = (model: string) => UsdPerMillion | undefined;
+
 /** A span's token counts, as read (model.ts); null where the span says nothing. */
 export interface TokenUsage {
   inputTokens: number | null;

@@ -24,6 +24,15 @@ export interface StoredSpan {
   model: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Input tokens read from a cache: a part of `inputTokens`. */
+  cachedInputTokens: number | null;
+  /** Output tokens spent reasoning: a part of `outputTokens`. */
+  reasoningTokens: number | null;
+  /**
+   * A generation's cost in billionths of a US dollar, at its org's prices when it was received
+   * (prices.ts); null for any other kind, a model without a price, or no tokens counted.
+   */
+  costNanoUsd: number | null;
   /** JSON text: `{ "messages": [...] }` or `{ "value": ... }`; at most `limits.inputOutputBytes`. */
   input: string | null;
   output: string | null;

@@ -1,6 +1,7 @@
 // A trace's own values, from "Trace-level values" (001): session, user, service and environment
 // from the root span, else from the earliest span that has one (each value on its own); token
-// totals over `generation` spans only, since `agent` spans repeat their inner calls' usage.
+// totals over `generation` spans only, since `agent` spans repeat their inner calls' usage; their
+// cost likewise, over the generations that have one (none priced: no cost, never zero).
 
 import type { StoredSpan } from './span.ts';
 
@@ -12,6 +13,8 @@ export interface TraceSummary {
   environment: string | null;
   inputTokens: number;
   outputTokens: number;
+  /** Nano-USD over the generation spans with a cost; null when none has one. */
+  costNanoUsd: number | null;
   /** Earliest start and latest end over the spans; 0 for no spans. */
   startTimeUnixNano: bigint;
   endTimeUnixNano: bigint;
@@ -35,6 +38,7 @@ export function summarizeTrace(spans: readonly StoredSpan[]): TraceSummary {
     environment: firstValue(ordered, 'environment'),
     inputTokens: sum(generations.map((span) => span.inputTokens ?? 0)),
     outputTokens: sum(generations.map((span) => span.outputTokens ?? 0)),
+    costNanoUsd: totalCost(generations),
     startTimeUnixNano: extreme(
       spans.map((span) => span.startTimeUnixNano),
       (a, b) => a < b,
@@ -63,6 +67,11 @@ function byTraceValuePrecedence(spans: readonly StoredSpan[]): StoredSpan[] {
 
 function firstValue(ordered: readonly StoredSpan[], value: TraceValue): string | null {
   return ordered.find((span) => span[value] !== null)?.[value] ?? null;
+}
+
+function totalCost(generations: readonly StoredSpan[]): number | null {
+  const costs = generations.flatMap((span) => (span.costNanoUsd === null ? [] : [span.costNanoUsd]));
+  return costs.length === 0 ? null : sum(costs);
 }
 
 function sum(values: readonly number[]): number {

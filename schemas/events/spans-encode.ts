@@ -84,4 +84,7 @@ function writeSpan(writer: ProtobufWriter, stored: PublishedSpan): void {
   writer.nonEmptyString(span.scopeVersion, stored.scopeVersion);
   writer.nonZeroInteger(span.redactedCount, stored.redactedCount);
   writer.nonZeroInteger(span.sizeBytes, stored.sizeBytes);
+  if (stored.cachedInputTokens !== null) writer.integer(span.cachedInputTokens, stored.cachedInputTokens);
+  if (stored.reasoningTokens !== null) writer.integer(span.reasoningTokens, stored.reasoningTokens);
+  if (stored.costNanoUsd !== null) writer.integer(span.costNanoUsd, stored.costNanoUsd);
 }

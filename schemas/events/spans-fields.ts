@@ -56,4 +56,7 @@ export const spanFields = ids(spanType, [
   'scopeVersion',
   'redactedCount',
   'sizeBytes',
+  'cachedInputTokens',
+  'reasoningTokens',
+  'costNanoUsd',
 ]);

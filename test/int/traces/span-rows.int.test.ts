@@ -101,6 +101,9 @@ function expected(
     size_bytes: String(span.sizeBytes),
     received_offset: offset,
     received_index: index,
+    cached_input_tokens: span.cachedInputTokens === null ? null : String(span.cachedInputTokens),
+    reasoning_tokens: span.reasoningTokens === null ? null : String(span.reasoningTokens),
+    cost_nano_usd: span.costNanoUsd === null ? null : String(span.costNanoUsd),
   };
 }
 
@@ -127,6 +130,9 @@ describe('received spans as RowBinary rows, read back by ClickHouse', () => {
       model: 'gpt-4o',
       inputTokens: 0,
       outputTokens: 4_294_967_297,
+      cachedInputTokens: 0,
+      reasoningTokens: 4_294_967_296,
+      costNanoUsd: 9_007_199_254_740_991,
       input: '{"value":"hi"}',
       inputTruncated: true,
       userId: 'u',
