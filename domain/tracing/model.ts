@@ -29,6 +29,35 @@ export const outputTokenAttributes = [
   'ai.usage.completionTokens',
 ] as const;
 
+/**
+ * Input tokens read from the provider's cache, a part of the input count: the GenAI conventions'
+ * name, then OpenLLMetry's before its semconv-ai 0.5, Pydantic AI's `details` name (sent beside the
+ * conventions'), OpenInference's, and the AI SDK's (6.0.119 on sends both, earlier only the last).
+ */
+export const cachedInputTokenAttributes = [
+  'gen_ai.usage.cache_read.input_tokens',
+  'gen_ai.usage.cache_read_input_tokens',
+  'gen_ai.usage.details.cache_read_tokens',
+  'llm.token_count.prompt_details.cache_read',
+  'ai.usage.inputTokenDetails.cacheReadTokens',
+  'ai.usage.cachedInputTokens',
+] as const;
+
+/**
+ * Output tokens spent on reasoning, a part of the output count: the GenAI conventions' name, then
+ * OpenLLMetry's (semconv-ai 0.5 on, then before), Pydantic AI's, OpenInference's, the AI SDK's
+ * (as above).
+ */
+export const reasoningTokenAttributes = [
+  'gen_ai.usage.reasoning.output_tokens',
+  'gen_ai.usage.reasoning_tokens',
+  'llm.usage.reasoning_tokens',
+  'gen_ai.usage.details.reasoning_tokens',
+  'llm.token_count.completion_details.reasoning',
+  'ai.usage.outputTokenDetails.reasoningTokens',
+  'ai.usage.reasoningTokens',
+] as const;
+
 /** OpenInference names an embedding span's model here rather than in `llm.model_name`. */
 export const embeddingModelAttributes = ['embedding.model_name'] as const;
 
@@ -48,6 +77,14 @@ export function readInputTokens(attributes: readonly KeyValue[]): number | null 
 
 export function readOutputTokens(attributes: readonly KeyValue[]): number | null {
   return firstOf(attributes, outputTokenAttributes, readTokenCount) ?? null;
+}
+
+export function readCachedInputTokens(attributes: readonly KeyValue[]): number | null {
+  return firstOf(attributes, cachedInputTokenAttributes, readTokenCount) ?? null;
+}
+
+export function readReasoningTokens(attributes: readonly KeyValue[]): number | null {
+  return firstOf(attributes, reasoningTokenAttributes, readTokenCount) ?? null;
 }
 
 /**
