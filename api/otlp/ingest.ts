@@ -2,6 +2,7 @@ import type { AdmissionLimits } from '../../domain/tracing/admission.ts';
 import type { PublishedSpan } from '../../domain/tracing/events.ts';
 import { normalizeSpan, prepareResource } from '../../domain/tracing/normalize.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
+import type { PriceOf } from '../../domain/tracing/prices.ts';
 import { ingestPhaseDuration } from '../../platform/metrics.ts';
 import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
@@ -41,7 +42,7 @@ export interface PendingSpans {
   prepare(): void;
 }
 
-export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
+export function pendingSpans(request: OtlpTraceRequest, priceOf?: PriceOf): PendingSpans {
   const traceIds: string[] = [];
   const spanIds: string[] = [];
   for (const resourceSpans of request.resourceSpans)
@@ -59,7 +60,7 @@ export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
     if (!decoded) return;
     const started = performance.now();
     try {
-      normalized = normalizeRequest(decoded);
+      normalized = normalizeRequest(decoded, priceOf);
     } catch (error) {
       normalized = new NormalizationFailed(error);
     }
@@ -78,14 +79,17 @@ export function pendingSpans(request: OtlpTraceRequest): PendingSpans {
   };
 }
 
-/** Every span of the request, normalized (redacted, read, cut), in the order sent. */
-export function normalizeRequest(request: OtlpTraceRequest): PublishedSpan[] {
+/**
+ * Every span of the request, normalized (redacted, read, cut), in the order sent; its generations
+ * priced at `priceOf`, the org's prices when the request came.
+ */
+export function normalizeRequest(request: OtlpTraceRequest, priceOf?: PriceOf): PublishedSpan[] {
   const spans: PublishedSpan[] = [];
   for (const resourceSpans of request.resourceSpans) {
     const resource = prepareResource(resourceSpans.resource.attributes);
     for (const scopeSpans of resourceSpans.scopeSpans) {
       for (const span of scopeSpans.spans) {
-        spans.push(normalizeSpan(span, resource, scopeSpans.scope));
+        spans.push(normalizeSpan(span, resource, scopeSpans.scope, priceOf));
       }
     }
   }

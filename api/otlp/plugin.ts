@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { pricesInEffect } from '../../domain/tracing/default-prices.ts';
 import type { OtlpTraceRequest } from '../../domain/tracing/otlp.ts';
+import type { PriceOf } from '../../domain/tracing/prices.ts';
 import { ingestPhaseDuration } from '../../platform/metrics.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 import { errorHandler } from '../errors.ts';
@@ -53,7 +55,9 @@ export const otlpPlugin: FastifyPluginAsync<OtlpOptions> = async (app, options) 
       if (!format) throw new OtlpError('unsupported_media_type', 'unsupported Content-Type');
       // Normalized in admission, while the ledger is read, or while it waits for its org's running
       // group (ingest.ts, pendingSpans).
-      const spans = await receivedSpans(request, reply, format);
+      // Priced as received: the org's prices now, a change after this request applies to the next.
+      const priceOf = pricesInEffect(options.directory.prices(request.principal!.orgId));
+      const spans = await receivedSpans(request, reply, format, priceOf);
       let admission: Awaited<ReturnType<AdmissionQueue['admit']>> | undefined;
       if (spans.traceIds.length > 0) {
         try {
@@ -81,6 +85,7 @@ async function receivedSpans(
   request: FastifyRequest,
   reply: FastifyReply,
   format: OtlpFormat,
+  priceOf: PriceOf,
 ): Promise<PendingSpans> {
   const started = performance.now();
   let body: Buffer;
@@ -99,5 +104,5 @@ async function receivedSpans(
   const parsed = performance.now();
   ingestPhaseDuration.observe({ phase: 'read' }, (read - started) / 1000);
   ingestPhaseDuration.observe({ phase: 'decode' }, (parsed - read) / 1000);
-  return pendingSpans(decoded);
+  return pendingSpans(decoded, priceOf);
 }

@@ -17,7 +17,7 @@
 // GPT-5.4/5.5 above 272k); batch, flex and priority tiers. No row prices reasoning apart: every
 // vendor here bills reasoning tokens as output.
 
-import type { DefaultModelPrice, ModelPrice, UsdPerMillion } from './prices.ts';
+import type { DefaultModelPrice, ModelPrice, PriceOf, UsdPerMillion } from './prices.ts';
 
 const langfuseTable =
   'https://github.com/langfuse/langfuse/blob/2b0e9d23a10f8ef9ed194c6c7084e56950766caa/worker/src/constants/default-model-prices.json';
@@ -133,4 +133,16 @@ function findPrice<Price extends ModelPrice>(
     if (price !== undefined) return price;
   }
   return undefined;
+}
+
+/**
+ * The prices in effect for one org now, as normalization asks for them (prices.ts, `PriceOf`):
+ * each model looked up once, however many of a request's spans name it.
+ */
+export function pricesInEffect(orgPrices: readonly ModelPrice[]): PriceOf {
+  const found = new Map<string, UsdPerMillion | undefined>();
+  return (model) => {
+    if (!found.has(model)) found.set(model, priceOf(model, orgPrices)?.usdPerMillion);
+    return found.get(model);
+  };
 }
