@@ -34,6 +34,7 @@ import { traceDeletionPlugin } from './otlp/deletion.ts';
 import { otlpTracesPathItem } from './otlp/openapi.ts';
 import { otlpPlugin } from './otlp/plugin.ts';
 import { peoplePlugin } from './people/plugin.ts';
+import { namedModelPaths, pricesPlugin } from './prices/plugin.ts';
 import { queriesPlugin } from './queries/plugin.ts';
 import { validateRequestPart } from './request-validation.ts';
 import { type RunDeps, runsPlugin } from './runs/plugin.ts';
@@ -126,13 +127,17 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
     // The OTLP route reads its body as a stream, which route schemas cannot describe: its path
-    // item is written by hand from the spec's response table (otlp/openapi.ts).
+    // item is written by hand from the spec's response table (otlp/openapi.ts). The price routes
+    // take the model as a wildcard, written `{model}` (prices/plugin.ts).
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const { openapiObject } = document;
       return {
         ...openapiObject,
-        paths: { ...openapiObject.paths, [`${surfacePrefixes.otlp}/v1/traces`]: otlpTracesPathItem() },
+        paths: {
+          ...(openapiObject.paths && namedModelPaths(openapiObject.paths, '/api')),
+          [`${surfacePrefixes.otlp}/v1/traces`]: otlpTracesPathItem(),
+        },
       };
     },
   });
@@ -182,6 +187,13 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     readModels,
   });
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
+  await app.register(pricesPlugin, {
+    prefix: '/api',
+    directory: deps.directory,
+    producer: deps.producer,
+    pool: deps.pool,
+    now: deps.clock,
+  });
   // The fleet of sandbox hosts: they announce themselves here, and the sandbox and run routes
   // reach the host holding each sandbox or run (issue 47).
   const hostSecret = deps.sandboxes?.hostSecret ?? config().fleet.secret;

@@ -94,6 +94,10 @@ export const routeKinds = {
   'templates.list': { surface: 'json', statuses: [401, 403, 404, 422, 503] },
   /** One template by id or name: read it, or delete it (409 while building or in use). */
   'template.one': { surface: 'json', statuses: [401, 403, 404, 409, 414, 422, 503] },
+  /** GET /api/prices: any live key or session (422 for a person of several orgs without Orrery-Org). */
+  'prices.read': { surface: 'json', statuses: [401, 404, 422, 503] },
+  /** PUT and DELETE /api/prices/{model}: a member's session and its CSRF token; no price of the org's own 404. */
+  'prices.write': { surface: 'json', statuses: [401, 403, 404, 413, 415, 422, 503] },
   /** GET /api/catalog: any live key or session. */
   catalog: { surface: 'json', statuses: [401, 404, 422, 503] },
 } as const satisfies Record<string, { surface: Surface; statuses: readonly number[] }>;

@@ -1,11 +1,13 @@
 import type { OrgEvent } from '../domain/orgs/events.ts';
 import type { InvitationState } from '../domain/orgs/org.ts';
+import { modelKey } from '../domain/tracing/org-prices.ts';
 import type { PgClient, PgPool } from '../platform/postgres.ts';
 import { orgEventFromWire } from '../schemas/events/org-mapping.ts';
 import { projectOnce } from './postgres-offsets.ts';
 import type { Projection } from './projection.ts';
 
-// Org events → Postgres: orgs, api_keys, credit_grants, charges, org_members, org_invitations.
+// Org events → Postgres: orgs, api_keys, credit_grants, charges, org_members, org_invitations,
+// org_model_prices.
 // Each statement mirrors domain/orgs' evolve for one event type and is itself idempotent; offsets
 // make the batch exactly-once.
 const writers: {
@@ -87,6 +89,32 @@ const writers: {
   // Only an open invitation is accepted or revoked; one already closed stays as it is.
   InvitationAccepted: (client, event) => closeInvitation(client, event, 'accepted'),
   InvitationRevoked: (client, event) => closeInvitation(client, event, 'revoked'),
+  // Keyed by the model in lower case, as evolve keys it: setting it again in any case replaces it.
+  ModelPriceSet: (client, event) =>
+    client.query(
+      `INSERT INTO org_model_prices
+         (org_id, model_key, model, input, output, cached_input, reasoning, set_at, set_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (org_id, model_key) DO UPDATE SET model = EXCLUDED.model, input = EXCLUDED.input,
+         output = EXCLUDED.output, cached_input = EXCLUDED.cached_input,
+         reasoning = EXCLUDED.reasoning, set_at = EXCLUDED.set_at, set_by = EXCLUDED.set_by`,
+      [
+        event.orgId,
+        modelKey(event.model),
+        event.model,
+        event.usdPerMillion.input,
+        event.usdPerMillion.output,
+        event.usdPerMillion.cached_input ?? null,
+        event.usdPerMillion.reasoning ?? null,
+        event.occurredAt,
+        event.setBy,
+      ],
+    ),
+  ModelPriceRemoved: (client, event) =>
+    client.query('DELETE FROM org_model_prices WHERE org_id = $1 AND model_key = $2', [
+      event.orgId,
+      modelKey(event.model),
+    ]),
 };
 
 function closeInvitation(

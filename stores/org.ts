@@ -1,6 +1,6 @@
 import { Set as IdSet } from 'immutable';
 import type { Role, Scope } from '../domain/orgs/events.ts';
-import type { InvitationState, MaybeOrg } from '../domain/orgs/org.ts';
+import type { InvitationState, MaybeOrg, OrgModelPrice } from '../domain/orgs/org.ts';
 import { inTransaction, type PgPool } from '../platform/postgres.ts';
 
 /**
@@ -65,6 +65,20 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
          FROM org_invitations WHERE org_id = $1`,
       [orgId],
     );
+    const prices = await client.query<{
+      model_key: string;
+      model: string;
+      input: string;
+      output: string;
+      cached_input: string | null;
+      reasoning: string | null;
+      set_at: Date;
+      set_by: string;
+    }>(
+      `SELECT model_key, model, input, output, cached_input, reasoning, set_at, set_by
+         FROM org_model_prices WHERE org_id = $1`,
+      [orgId],
+    );
     return {
       orgId,
       name: row.name,
@@ -110,6 +124,23 @@ export async function loadOrg(pool: PgPool, orgId: string): Promise<MaybeOrg> {
             createdAt: invitation.created_at,
             expiresAt: invitation.expires_at,
             status: invitation.status,
+          },
+        ]),
+      ),
+      prices: new Map(
+        prices.rows.map((price): [string, OrgModelPrice] => [
+          price.model_key,
+          {
+            model: price.model,
+            // numeric reads as text: the number as it was set, exactly.
+            usdPerMillion: {
+              input: Number(price.input),
+              output: Number(price.output),
+              ...(price.cached_input === null ? {} : { cached_input: Number(price.cached_input) }),
+              ...(price.reasoning === null ? {} : { reasoning: Number(price.reasoning) }),
+            },
+            setAt: price.set_at,
+            setBy: price.set_by,
           },
         ]),
       ),

@@ -4,6 +4,7 @@ import type { OrgEvent, Role, Scope } from '../../domain/orgs/events.ts';
 import { operator } from '../../domain/orgs/membership.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
 import { PersonCommandRefused } from '../../domain/people/decide.ts';
+import { modelKey } from '../../domain/tracing/org-prices.ts';
 import { newId } from '../../platform/ids.ts';
 import { waitFor } from '../../platform/poll.ts';
 import type { PgPool } from '../../platform/postgres.ts';
@@ -47,6 +48,9 @@ const projected: {
   InvitationCreated: (org, event) => org.invitations[event.invitationId] !== undefined,
   InvitationAccepted: (org, event) => org.invitations[event.invitationId]?.status === 'accepted',
   InvitationRevoked: (org, event) => org.invitations[event.invitationId]?.status === 'revoked',
+  ModelPriceSet: (org, event) =>
+    org.prices.get(modelKey(event.model))?.setAt.getTime() === event.occurredAt.getTime(),
+  ModelPriceRemoved: (org, event) => !org.prices.has(modelKey(event.model)),
 };
 
 async function waitUntilProjected(deps: AdminDeps, event: OrgEvent): Promise<void> {

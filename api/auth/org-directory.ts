@@ -3,6 +3,7 @@ import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { balanceCents, hasCredit } from '../../domain/billing/balance.ts';
 import type { OrgEvent, Scope } from '../../domain/orgs/events.ts';
 import { evolve, type OrgState } from '../../domain/orgs/org.ts';
+import type { ModelPrice } from '../../domain/tracing/prices.ts';
 import { type Consumer, createKafka, groupConsumer, topicEnd } from '../../platform/kafka.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { decodeValue } from '../../platform/registry.ts';
@@ -43,6 +44,9 @@ export class OrgDirectory {
    */
   private readonly recentEventIds = new Set<string>();
   private static readonly recentEventsKept = 10_000;
+  /** Each org's own prices as one array, made again only when they change (`prices`). */
+  private readonly pricesByOrg = new Map<string, readonly ModelPrice[]>();
+  private static readonly noPrices: readonly ModelPrice[] = Object.freeze([]);
 
   apply(event: OrgEvent): void {
     this.remember(event.eventId);
@@ -56,6 +60,8 @@ export class OrgDirectory {
       this.orgsByPerson.set(event.personId, orgs.add(event.orgId));
     }
     if (event.type === 'MemberRemoved') this.orgsByPerson.get(event.personId)?.delete(event.orgId);
+    if (event.type === 'ModelPriceSet' || event.type === 'ModelPriceRemoved')
+      this.pricesByOrg.set(event.orgId, Object.freeze([...next.prices.values()]));
   }
 
   private remember(eventId: string): void {
@@ -97,6 +103,15 @@ export class OrgDirectory {
   /** Whether the org may be served a billed answer (domain/billing's rule). */
   hasCredit(orgId: string): boolean {
     return hasCredit(this.orgs.get(orgId));
+  }
+
+  /**
+   * The org's own prices (issue 50, item 1), each model once whatever its case, as last set; none
+   * for an unknown org. Read on the OTLP ingest's path once per request: no copy is made here, the
+   * array is made when an event changes it.
+   */
+  prices(orgId: string): readonly ModelPrice[] {
+    return this.pricesByOrg.get(orgId) ?? OrgDirectory.noPrices;
   }
 
   /** The key's principal, or undefined when the key is unknown or revoked. */

@@ -30,6 +30,7 @@ const refusalStatus: Record<OrgCommandRefused['code'], number> = {
   last_owner: 409,
   invitation_not_found: 404,
   invitation_closed: 410,
+  price_not_found: 404,
 };
 
 export function refusalError(refusal: OrgCommandRefused): ApiError {

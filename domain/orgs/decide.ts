@@ -1,6 +1,15 @@
+import {
+  invalidPriceKind,
+  invalidPriceMessage,
+  isModelName,
+  modelKey,
+  modelNameRule,
+  samePrice,
+} from '../tracing/org-prices.ts';
+import type { UsdPerMillion } from '../tracing/prices.ts';
 import type { OrgEvent, Scope } from './events.ts';
 import { decideMembership, isMember, type MembershipCommand } from './membership.ts';
-import type { MaybeOrg } from './org.ts';
+import type { MaybeOrg, OrgState } from './org.ts';
 import { OrgCommandRefused } from './refusals.ts';
 
 export { OrgCommandRefused } from './refusals.ts';
@@ -32,6 +41,9 @@ export type OrgCommand =
   | (CommandMeta & { type: 'EnableTracing' })
   | (CommandMeta & { type: 'RequestTracing'; personId: string })
   | (CommandMeta & { type: 'PostCharge'; chargeId: string; model: string; day: string; cents: number })
+  /** `setBy`, `removedBy`: a person who is a member; '' for an operator. */
+  | (CommandMeta & { type: 'SetModelPrice'; model: string; usdPerMillion: UsdPerMillion; setBy: string })
+  | (CommandMeta & { type: 'RemoveModelPrice'; model: string; removedBy: string })
   | MembershipCommand;
 
 const base = (command: CommandMeta) => ({
@@ -44,6 +56,21 @@ function requireOrg(state: MaybeOrg, orgId: string) {
   if (!state)
     throw new OrgCommandRefused('org_not_found', `No org ${orgId}; create it with "org create" first.`);
   return state;
+}
+
+function requireMemberOrOperator(org: OrgState, personId: string, action: string): void {
+  if (personId !== '' && !isMember(org, personId))
+    throw new OrgCommandRefused('not_member', `Only a member of the org may ${action}.`);
+}
+
+/** The price as the event records it: the kinds left out are absent, never undefined. */
+function recordedPrice({ input, output, cached_input, reasoning }: UsdPerMillion): UsdPerMillion {
+  return {
+    input,
+    output,
+    ...(cached_input === undefined ? {} : { cached_input }),
+    ...(reasoning === undefined ? {} : { reasoning }),
+  };
 }
 
 export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
@@ -108,6 +135,40 @@ export function decide(command: OrgCommand, state: MaybeOrg): OrgEvent[] {
       if (org.chargeIds.has(command.chargeId)) return [];
       const { chargeId, model, day, cents } = command;
       return [{ ...base(command), type: 'ChargePosted', chargeId, model, day, cents }];
+    }
+    case 'SetModelPrice': {
+      // Setting the price the org already has, spelled the same, decides nothing.
+      const org = requireOrg(state, command.orgId);
+      requireMemberOrOperator(org, command.setBy, 'set its prices');
+      if (!isModelName(command.model))
+        throw new OrgCommandRefused('invalid_request', `Model: ${modelNameRule}.`);
+      const invalid = invalidPriceKind(command.usdPerMillion);
+      if (invalid) throw new OrgCommandRefused('invalid_request', invalidPriceMessage(invalid));
+      const { model, usdPerMillion, setBy } = command;
+      const current = org.prices.get(modelKey(model));
+      if (current?.model === model && samePrice(current.usdPerMillion, usdPerMillion)) return [];
+      return [
+        {
+          ...base(command),
+          type: 'ModelPriceSet',
+          model,
+          usdPerMillion: recordedPrice(usdPerMillion),
+          setBy,
+        },
+      ];
+    }
+    case 'RemoveModelPrice': {
+      const org = requireOrg(state, command.orgId);
+      requireMemberOrOperator(org, command.removedBy, 'remove its prices');
+      const current = org.prices.get(modelKey(command.model));
+      if (!current)
+        throw new OrgCommandRefused(
+          'price_not_found',
+          `This org has no price of its own for ${JSON.stringify(command.model)}: GET /api/prices lists the prices in effect (a default price cannot be removed, only replaced).`,
+        );
+      return [
+        { ...base(command), type: 'ModelPriceRemoved', model: current.model, removedBy: command.removedBy },
+      ];
     }
     case 'AddMember':
     case 'InviteMember':

@@ -1,3 +1,5 @@
+import type { UsdPerMillion } from '../tracing/prices.ts';
+
 // The org stream's facts (topic orrery.org.v1), in the past tense. Their protobuf form is
 // schemas/events/org.proto; producers/org.ts and projections/org.ts map between the two.
 
@@ -35,6 +37,12 @@ export type OrgEvent =
   // A day's charge for one model (spec 000, Billing rules): posted by jobs/post-charges.ts, in
   // integer cents; `chargeId` is derived from what it charges, so posting it twice is one charge.
   | (EventBase & { type: 'ChargePosted'; chargeId: string; model: string; day: string; cents: number })
+  // The org's own price for a model (issue 50, item 1), replacing any it had for the model in
+  // any case (`GPT-4o` after `gpt-4o`) and winning over the default; spans received from then
+  // on are priced at it. `setBy`: the person; '' for an operator.
+  | (EventBase & { type: 'ModelPriceSet'; model: string; usdPerMillion: UsdPerMillion; setBy: string })
+  // The org's own price for the model is gone: the default, if any, applies again.
+  | (EventBase & { type: 'ModelPriceRemoved'; model: string; removedBy: string })
   | MembershipEvent;
 
 // People belong to orgs (person ids from the person stream). Removing a person ends every sandbox

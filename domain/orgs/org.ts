@@ -1,4 +1,6 @@
 import { Set as IdSet } from 'immutable';
+import { modelKey } from '../tracing/org-prices.ts';
+import type { ModelPrice } from '../tracing/prices.ts';
 import type { OrgEvent, Role, Scope } from './events.ts';
 
 // An org as the decider sees it: folded from its events by `evolve`, the same function the API's
@@ -35,6 +37,13 @@ export interface InvitationState {
   status: 'open' | 'accepted' | 'revoked';
 }
 
+/** The org's own price for a model: the model as it was last set, when, and by whom. */
+export interface OrgModelPrice extends ModelPrice {
+  setAt: Date;
+  /** The person who set it; '' for an operator. */
+  setBy: string;
+}
+
 export interface OrgState {
   orgId: string;
   name: string;
@@ -56,6 +65,11 @@ export interface OrgState {
   /** The people in the org now; a removed person is deleted from it. */
   members: Record<string, MemberState>;
   invitations: Record<string, InvitationState>;
+  /**
+   * The org's own prices, keyed by the model in lower case (`modelKey`): one per model, whatever
+   * its case. A Map, not a Record: a model is named by the caller, and may be `constructor`.
+   */
+  prices: ReadonlyMap<string, OrgModelPrice>;
 }
 
 export type MaybeOrg = OrgState | undefined;
@@ -79,6 +93,7 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
         keys: {},
         members: {},
         invitations: {},
+        prices: new Map(),
       }
     );
   }
@@ -160,6 +175,18 @@ export function evolve(state: MaybeOrg, event: OrgEvent): MaybeOrg {
         ...state,
         invitations: { ...state.invitations, [event.invitationId]: { ...invitation, status } },
       };
+    }
+    case 'ModelPriceSet': {
+      const { model, usdPerMillion, setBy } = event;
+      const price: OrgModelPrice = { model, usdPerMillion, setAt: event.occurredAt, setBy };
+      return { ...state, prices: new Map(state.prices).set(modelKey(model), price) };
+    }
+    case 'ModelPriceRemoved': {
+      const key = modelKey(event.model);
+      if (!state.prices.has(key)) return state;
+      const prices = new Map(state.prices);
+      prices.delete(key);
+      return { ...state, prices };
     }
     default: {
       const unhandled: never = event;

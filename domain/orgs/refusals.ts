@@ -9,7 +9,8 @@ export type OrgRefusal =
   | 'member_not_found'
   | 'last_owner'
   | 'invitation_not_found'
-  | 'invitation_closed';
+  | 'invitation_closed'
+  | 'price_not_found';
 
 export class OrgCommandRefused extends Error {
   constructor(

@@ -1,5 +1,6 @@
 import type { OrgEvent, Role, Scope } from '../../domain/orgs/events.ts';
 import { roles, scopes } from '../../domain/orgs/events.ts';
+import type { UsdPerMillion } from '../../domain/tracing/prices.ts';
 import { text, type Wire, whole } from './wire.ts';
 
 // OrgEvent (domain) <-> orrery.org.v1.OrgEvent (protobuf, camelCase as protobufjs reads it).
@@ -58,11 +59,42 @@ export function orgEventToWire(event: OrgEvent): Record<string, unknown> {
       };
     case 'InvitationRevoked':
       return { ...envelope, invitationRevoked: { invitationId: event.invitationId } };
+    case 'ModelPriceSet': {
+      const { input, output, cached_input, reasoning } = event.usdPerMillion;
+      return {
+        ...envelope,
+        modelPriceSet: {
+          model: event.model,
+          usdPerMillion: {
+            input,
+            output,
+            ...(cached_input === undefined ? {} : { cachedInput: cached_input }),
+            ...(reasoning === undefined ? {} : { reasoning }),
+          },
+          setBy: event.setBy,
+        },
+      };
+    }
+    case 'ModelPriceRemoved':
+      return { ...envelope, modelPriceRemoved: { model: event.model, removedBy: event.removedBy } };
     default: {
       const unhandled: never = event;
       return unhandled;
     }
   }
+}
+
+/** A double as protobufjs reads it; absent reads as 0. */
+const amount = (value: unknown) => (typeof value === 'number' ? value : 0);
+
+/** Cached input and reasoning are proto3 `optional`: present only when sent. */
+function usdPerMillionFromWire(wire: Wire): UsdPerMillion {
+  return {
+    input: amount(wire.input),
+    output: amount(wire.output),
+    ...(wire._cachedInput === 'cachedInput' ? { cached_input: amount(wire.cachedInput) } : {}),
+    ...(wire._reasoning === 'reasoning' ? { reasoning: amount(wire.reasoning) } : {}),
+  };
 }
 
 const isScope = (value: unknown): value is Scope => scopes.includes(value as Scope);
@@ -147,6 +179,16 @@ export function orgEventFromWire(wire: Wire): OrgEvent | undefined {
       };
     case 'invitationRevoked':
       return { ...base, type: 'InvitationRevoked', invitationId: text(body.invitationId) };
+    case 'modelPriceSet':
+      return {
+        ...base,
+        type: 'ModelPriceSet',
+        model: text(body.model),
+        usdPerMillion: usdPerMillionFromWire((body.usdPerMillion ?? {}) as Wire),
+        setBy: text(body.setBy),
+      };
+    case 'modelPriceRemoved':
+      return { ...base, type: 'ModelPriceRemoved', model: text(body.model), removedBy: text(body.removedBy) };
     default:
       return undefined;
   }

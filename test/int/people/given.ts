@@ -52,7 +52,7 @@ export async function signUp(
 export function asPerson(
   api: FastifyInstance,
   person: Pick<LoggedIn, 'cookie' | 'csrf'>,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   url: string,
   options: { body?: unknown; headers?: Record<string, string>; csrf?: boolean } = {},
 ): Promise<LightMyRequestResponse> {

@@ -144,6 +144,34 @@ describe('event mappings round-trip through protobuf', () => {
       personId: 'person_3',
     },
     { type: 'InvitationRevoked', eventId: 'e', orgId: 'o', occurredAt: at, invitationId: 'inv_2' },
+    {
+      type: 'ModelPriceSet',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      model: 'openai/GPT-4o',
+      usdPerMillion: { input: 2.5, output: 10 },
+      setBy: 'person_1',
+    },
+    // Every kind, a zero among them (a kind set to 0 is not one left out), fractions a double
+    // holds only approximately, and an operator's ('').
+    {
+      type: 'ModelPriceSet',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      model: 'm',
+      usdPerMillion: { input: 0.075, output: 0.3, cached_input: 0, reasoning: 1e-7 },
+      setBy: '',
+    },
+    {
+      type: 'ModelPriceRemoved',
+      eventId: 'e',
+      orgId: 'o',
+      occurredAt: at,
+      model: 'GPT-4o',
+      removedBy: 'person_1',
+    },
   ])('org event $type', (event) => {
     expect(orgEventFromWire(throughProtobuf('org', orgEventToWire(event)))).toEqual(event);
   });
