@@ -46,21 +46,25 @@ const tokensPerMillion = 1e6;
 
 /**
  * The cost of `usage` at `price` in nano-USD (whole billionths of a dollar, so sums stay exact);
- * null when the span counted no tokens at all. A part larger than its whole (more cached tokens
- * than input tokens) is taken as the whole.
+ * null when the span counted no tokens at all. A part larger than its whole cannot be a part of
+ * it: it was counted apart (the AI SDK 5 does so with Anthropic's cache reads and Gemini's
+ * thinking), so the rest of the whole is all of it.
  */
 export function costNanoUsd(usage: TokenUsage, price: UsdPerMillion): number | null {
   if (usage.inputTokens === null && usage.outputTokens === null) return null;
-  const input = usage.inputTokens ?? 0;
-  const output = usage.outputTokens ?? 0;
-  const cached = Math.min(usage.cachedInputTokens ?? 0, input);
-  const reasoning = Math.min(usage.reasoningTokens ?? 0, output);
+  const input = apart(usage.inputTokens ?? 0, usage.cachedInputTokens ?? 0);
+  const output = apart(usage.outputTokens ?? 0, usage.reasoningTokens ?? 0);
   return (
-    tokensCost(input - cached, price.input) +
-    tokensCost(cached, price.cached_input ?? price.input) +
-    tokensCost(output - reasoning, price.output) +
-    tokensCost(reasoning, price.reasoning ?? price.output)
+    tokensCost(input.rest, price.input) +
+    tokensCost(input.part, price.cached_input ?? price.input) +
+    tokensCost(output.rest, price.output) +
+    tokensCost(output.part, price.reasoning ?? price.output)
   );
+}
+
+/** A whole's part and the rest of it; a part larger than the whole was counted beside it. */
+function apart(whole: number, part: number): { part: number; rest: number } {
+  return part > whole ? { part, rest: whole } : { part, rest: whole - part };
 }
 
 function tokensCost(tokens: number, usdPerMillion: number): number {

@@ -631,7 +631,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Spans and tokens by model by UTC day */
+        /** Spans, tokens and cost by model by UTC day */
         get: {
             parameters: {
                 query?: {
@@ -654,6 +654,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description Over this model's generation spans that have a cost; null when none has one. */
+                                cost_usd: number | null;
                                 /** @description UTC day of the spans’ start, YYYY-MM-DD. */
                                 day: string;
                                 /** @description Over generation spans only. */
@@ -15567,6 +15569,8 @@ export interface paths {
                                 start_time: string;
                                 /** @description Exact, as a decimal string. */
                                 start_time_unix_nano: string;
+                                /** @description USD over the generation spans that have a cost (`cost_usd`); null when none has one. A span is priced when received. */
+                                total_cost_usd: number | null;
                                 trace_id: string;
                                 user_id: string | null;
                             }[];
@@ -15752,8 +15756,12 @@ export interface paths {
                                 session_id: string | null;
                                 span_count: number;
                                 spans: {
+                                    /** @description Input tokens read from a cache: part of `input_tokens`. */
+                                    cached_input_tokens: number | null;
                                     /** @description Child spans, each shaped like this span node. */
                                     children: unknown[];
+                                    /** @description A generation's cost in USD at its org's prices (`GET /api/prices`) when it was received: a price changed later applies to spans received after the change. Null for other kinds and for a model without a price, never 0 for want of one. */
+                                    cost_usd: number | null;
                                     duration_ms: number;
                                     end_time: string;
                                     end_time_unix_nano: string;
@@ -15768,6 +15776,8 @@ export interface paths {
                                     output_tokens: number | null;
                                     output_truncated: boolean;
                                     parent_span_id: string | null;
+                                    /** @description Output tokens spent reasoning: part of `output_tokens`. */
+                                    reasoning_tokens: number | null;
                                     redacted_count: number;
                                     service: string | null;
                                     session_id: string | null;
@@ -15784,6 +15794,8 @@ export interface paths {
                                 start_time: string;
                                 /** @description Exact, as a decimal string. */
                                 start_time_unix_nano: string;
+                                /** @description USD over the generation spans that have a cost (`cost_usd`); null when none has one. A span is priced when received. */
+                                total_cost_usd: number | null;
                                 trace_id: string;
                                 user_id: string | null;
                             };
@@ -16146,6 +16158,10 @@ export interface paths {
                                 attributes: {
                                     [key: string]: unknown;
                                 };
+                                /** @description Input tokens read from a cache: part of `input_tokens`. */
+                                cached_input_tokens: number | null;
+                                /** @description A generation's cost in USD at its org's prices (`GET /api/prices`) when it was received: a price changed later applies to spans received after the change. Null for other kinds and for a model without a price, never 0 for want of one. */
+                                cost_usd: number | null;
                                 duration_ms: number;
                                 end_time: string;
                                 end_time_unix_nano: string;
@@ -16165,6 +16181,8 @@ export interface paths {
                                 output_tokens: number | null;
                                 output_truncated: boolean;
                                 parent_span_id: string | null;
+                                /** @description Output tokens spent reasoning: part of `output_tokens`. */
+                                reasoning_tokens: number | null;
                                 redacted_count: number;
                                 resource_attributes: {
                                     [key: string]: unknown;

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createApiKey, enableTracing } from '../../../api/admin/commands.ts';
 import type { KeyValue, OtlpSpan } from '../../../domain/tracing/otlp.ts';
 import { startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
 import { exportSpans, llmSpan, spanId, traceId, tracingOrg } from '../../harness/tracing.ts';
-import { get, type TraceListBody, untilTraceCount } from './fixtures.ts';
+import { asPerson, signUp } from '../people/given.ts';
+import { get, untilTraceCount } from './fixtures.ts';
 
 // Cost from an OTLP export to the answers (issue 50, item 1): each generation priced when it is
 // received at its org's prices (the defaults, or the org's own), `cost_usd` on the span,
@@ -38,7 +40,10 @@ function generation(trace: string, parent: string, model: string, start: bigint)
 }
 
 /** An agent turn: its root repeats its calls' usage (never priced), a priced call, an unpriced one. */
-function agentTurn(trace: string, start: bigint): { spans: OtlpSpan[]; priced: OtlpSpan; unpriced: OtlpSpan } {
+function agentTurn(
+  trace: string,
+  start: bigint,
+): { spans: OtlpSpan[]; priced: OtlpSpan; unpriced: OtlpSpan } {
   const rootId = spanId();
   const root = llmSpan({
     traceId: trace,
@@ -59,7 +64,12 @@ function agentTurn(trace: string, start: bigint): { spans: OtlpSpan[]; priced: O
 }
 
 interface SpanBody {
-  data: { kind: string; cost_usd: number | null; cached_input_tokens: number | null; reasoning_tokens: number | null };
+  data: {
+    kind: string;
+    cost_usd: number | null;
+    cached_input_tokens: number | null;
+    reasoning_tokens: number | null;
+  };
 }
 
 it('prices each generation at the default list price, totals the trace, and leaves an unpriced model without cost', async () => {
@@ -80,7 +90,11 @@ it('prices each generation at the default list price, totals the trace, and leav
     cached_input_tokens: 400,
     reasoning_tokens: 50,
   });
-  const unpriced = await get<SpanBody>(platform, org.key, `/api/traces/${trace}/spans/${turn.unpriced.spanId}`);
+  const unpriced = await get<SpanBody>(
+    platform,
+    org.key,
+    `/api/traces/${trace}/spans/${turn.unpriced.spanId}`,
+  );
   expect(unpriced.body.data.cost_usd).toBeNull();
 
   const usage = await get<{ data: { model: string; cost_usd: number | null }[] }>(
@@ -96,30 +110,33 @@ it('prices each generation at the default list price, totals the trace, and leav
 });
 
 it("applies the org's own price to spans received after it is set, and leaves those before as priced", async () => {
-  const org = await tracingOrg(platform);
+  // Prices are set by the org's members, as its keys are made: with a session (api/prices/plugin.ts).
+  const person = await signUp(platform.api);
+  const orgId = person.orgs[0]!.id;
+  await enableTracing(platform.admin, orgId);
+  const org = await createApiKey(platform.admin, orgId, ['traces:write']);
   const before = traceId();
   const start = BigInt(Date.now() - 60_000) * 1_000_000n;
   await exportSpans(platform.api, { spans: agentTurn(before, start).spans, key: org.key });
   await untilTraceCount(platform, org.key, 1);
 
-  const set = await platform.api.inject({
-    method: 'PUT',
-    url: '/api/prices/house-model-1',
-    headers: { authorization: `Bearer ${org.key}` },
-    payload: { input: 1, output: 2 },
+  const set = await asPerson(platform.api, person, 'PUT', '/api/prices/house-model-1', {
+    body: { input: 1, output: 2 },
   });
-  expect(set.statusCode).toBe(200);
+  expect(set.statusCode, set.body).toBe(200);
   const after = traceId();
   expect(
-    (await exportSpans(platform.api, { spans: agentTurn(after, start + 10_000_000_000n).spans, key: org.key }))
-      .status,
+    (
+      await exportSpans(platform.api, {
+        spans: agentTurn(after, start + 10_000_000_000n).spans,
+        key: org.key,
+      })
+    ).status,
   ).toBe(200);
 
   // house-model-1 at 1 USD input (cached priced as input) and 2 USD output per million:
   // 1000 × 1 + 200 × 2 = 1,400 micro-dollars, beside gpt-4o-mini's 240.
   const list = await untilTraceCount(platform, org.key, 2);
-  const totals = Object.fromEntries(
-    (list as TraceListBody).data.map((item) => [item.trace_id, (item as { total_cost_usd: number | null }).total_cost_usd]),
-  );
+  const totals = Object.fromEntries(list.data.map((item) => [item.trace_id, item.total_cost_usd]));
   expect(totals).toEqual({ [before]: 0.00024, [after]: 0.00164 });
 });

@@ -78,6 +78,9 @@ describe('normalizeSpan', () => {
       model: 'gpt-4o-2024-08-06',
       inputTokens: 1250,
       outputTokens: 48,
+      cachedInputTokens: null,
+      reasoningTokens: null,
+      costNanoUsd: null,
       input: JSON.stringify({
         messages: [
           { role: 'system', parts: [{ type: 'text', content: 'You are a support agent.' }] },
@@ -194,5 +197,33 @@ describe('normalizeSpan: credentials and limits', () => {
     expect(stored.outputTruncated).toBe(truncated);
     expect(Buffer.byteLength(stored.output ?? '')).toBeLessThanOrEqual(128 * 1024);
     if (!truncated) expect(stored.output).toBe(JSON.stringify({ value }));
+  });
+});
+
+describe('a generation priced when received', () => {
+  const gpt4o = (model: string) => (model === 'gpt-4o-2024-08-06' ? { input: 2.5, output: 10 } : undefined);
+
+  it('costs its tokens at its model’s price', () => {
+    // 1,250 input tokens at 2.5 USD and 48 output tokens at 10 USD per million.
+    expect(normalizeSpan(chatSpan, [], scope, gpt4o).costNanoUsd).toBe(3_125_000 + 480_000);
+  });
+
+  it('has no cost when its model has no price, or without prices', () => {
+    expect(normalizeSpan(chatSpan, [], scope, () => undefined).costNanoUsd).toBeNull();
+    expect(normalizeSpan(chatSpan, [], scope).costNanoUsd).toBeNull();
+  });
+
+  it('prices no other kind, whatever tokens it carries', () => {
+    const agent = otlpSpan({
+      attributes: attrs({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.request.model': 'gpt-4o-2024-08-06',
+        'gen_ai.usage.input_tokens': 10,
+        'gen_ai.usage.output_tokens': 10,
+      }),
+    });
+    const stored = normalizeSpan(agent, [], scope, gpt4o);
+    expect(stored.kind).toBe('agent');
+    expect(stored.costNanoUsd).toBeNull();
   });
 });

@@ -108,6 +108,31 @@ describe('token totals', () => {
   });
 });
 
+describe('cost total', () => {
+  const costing = (spanId: string, kind: SpanKind, costNanoUsd: number | null) =>
+    child(spanId, 6_000n, { kind, costNanoUsd });
+
+  it('sums the generations that have a cost, exactly, leaving out those without one', () => {
+    const spans = [
+      costing('g1', 'generation', 1),
+      costing('g2', 'generation', 9_007_199_254_740_000),
+      costing('g3', 'generation', null),
+      costing('agent', 'agent', 500),
+    ];
+    expect(summarizeTrace(spans).costNanoUsd).toBe(9_007_199_254_740_001);
+  });
+
+  it('is none, not zero, when no generation has a cost', () => {
+    expect(
+      summarizeTrace([costing('g1', 'generation', null), costing('a', 'agent', 7)]).costNanoUsd,
+    ).toBeNull();
+  });
+
+  it('is zero when the generations cost nothing', () => {
+    expect(summarizeTrace([costing('g1', 'generation', 0)]).costNanoUsd).toBe(0);
+  });
+});
+
 describe('times, counts and root', () => {
   it('summarizes a trace', () => {
     const summary = summarizeTrace([
@@ -136,6 +161,7 @@ describe('times, counts and root', () => {
       ...none,
       inputTokens: 0,
       outputTokens: 0,
+      costNanoUsd: null,
       startTimeUnixNano: 0n,
       endTimeUnixNano: 0n,
       spanCount: 0,
