@@ -1,5 +1,5 @@
-import type { SpanTreeNode } from '../../domain/tracing/queries-tree.ts';
 import { usdOfNano } from '../../domain/tracing/prices.ts';
+import type { SpanTreeNode } from '../../domain/tracing/queries-tree.ts';
 import type { StoredSpan } from '../../domain/tracing/span.ts';
 import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
 import type { SpanNodeAnswer, TraceItem } from './schemas.ts';

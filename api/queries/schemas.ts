@@ -125,8 +125,16 @@ const spanHead = {
   model: z.string().nullable(),
   input_tokens: z.number().int().nullable(),
   output_tokens: z.number().int().nullable(),
-  cached_input_tokens: z.number().int().nullable().describe('Input tokens read from a cache: part of `input_tokens`.'),
-  reasoning_tokens: z.number().int().nullable().describe('Output tokens spent reasoning: part of `output_tokens`.'),
+  cached_input_tokens: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Input tokens read from a cache: part of `input_tokens`.'),
+  reasoning_tokens: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Output tokens spent reasoning: part of `output_tokens`.'),
   cost_usd: z
     .number()
     .nullable()
