@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { decodeProtobuf } from '../api/otlp/decode-protobuf.ts';
 import { normalizeRequest } from '../api/otlp/ingest.ts';
+import { pricesInEffect } from '../domain/tracing/default-prices.ts';
 import { frameHeader } from '../platform/registry.ts';
 import { encodeSpanEvent } from '../schemas/events/spans-encode.ts';
 import { toProtobuf } from '../test/harness/otlp-fixtures.ts';
@@ -36,7 +37,8 @@ for (let round = 0; round < rounds; round += 1) {
   const decoded = decodeProtobuf(gunzipSync(body));
   const normalizedAt = performance.now();
   const normalizedAtCpu = threadCpuMs();
-  const spans = normalizeRequest(decoded);
+  // Priced as the API prices a request: the org's prices (none of its own here) over the defaults.
+  const spans = normalizeRequest(decoded, pricesInEffect([]));
   const encodedAt = performance.now();
   const encodedAtCpu = threadCpuMs();
   encodeSpanEvent(
