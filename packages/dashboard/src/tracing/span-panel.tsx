@@ -108,7 +108,10 @@ function generationFacts(span: SpanDetail, orgId: string): [string, ReactNode][]
   const cost =
     span.cost_usd === null && span.model && tokens ? (
       <>
-        {none}: <Link to={orgPath(orgId, '/settings/prices')}>set a price for {span.model}</Link>
+        {none}:{' '}
+        <Link to={orgPath(orgId, `/settings/prices?model=${encodeURIComponent(span.model)}`)}>
+          set a price for {span.model}
+        </Link>
       </>
     ) : (
       usd(span.cost_usd)
