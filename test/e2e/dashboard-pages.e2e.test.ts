@@ -277,7 +277,7 @@ describe('the data pages of the dashboard', () => {
       .getByRole('button', { name: `Edit the price of ${nano.model}` })
       .click();
     const field = (label: string) => page.getByLabel(label, { exact: true });
-    expect(await field('Model').inputValue()).toBe(nano.model);
+    await expect.poll(() => field('Model').inputValue()).toBe(nano.model);
     expect(await field('Input').inputValue()).toBe(String(nano.usdPerMillion.input));
     expect(await field('Output').inputValue()).toBe(String(nano.usdPerMillion.output));
     expect(await page.evaluate('document.activeElement?.getAttribute("name")')).toBe('input');
@@ -385,6 +385,7 @@ describe('the data pages of the dashboard', () => {
     // Its way to a price: Settings > Prices, the model filled in.
     await house.getByRole('link', { name: 'set a price for house-model' }).click();
     await page.waitForURL(/\/settings\/prices\?model=house-model$/);
+    await page.getByRole('heading', { name: 'Set a price' }).waitFor();
     expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe('house-model');
   });
 
