@@ -3,9 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, enableTracing, grantCredit } from '../../api/admin/commands.ts';
 import { hashApiKey } from '../../api/auth/api-keys.ts';
 import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
+import { defaultPrices } from '../../domain/tracing/default-prices.ts';
+import { orgPriceLimits } from '../../domain/tracing/org-prices.ts';
 import type { KeyValue } from '../../domain/tracing/otlp.ts';
+import type { UsdPerMillion } from '../../domain/tracing/prices.ts';
 import { postCharges } from '../../jobs/post-charges.ts';
-import { requestCost } from '../../packages/dashboard/src/format.ts';
+import { none, requestCost, usd, usdPrice } from '../../packages/dashboard/src/format.ts';
 import { createDesktop } from '../../sandbox-runtime/desktop/index.ts';
 import { launchChromium } from '../harness/browser.ts';
 import { buildDashboard, noneLoading, screenshotFolder } from '../harness/dashboard.ts';
@@ -20,9 +23,11 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // against the real stack: a Playground title request and its answer; the Billing page once the
 // posting job has charged it; Endpoints > Requests with that request (no key) and one made with a
 // key (its name); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
-// found by its tool's name, opened as a tree beside its waterfall, its spans' messages read; a
-// sandbox made with a key watched on its live screen. axe-core on every page (no serious or
-// critical violation), and each saved in test-results/dashboard/pages/.
+// found by its tool's name, opened as a tree beside its waterfall, its spans' messages read;
+// Settings > Prices, the org's own price for a model set, refused and removed, and a priced
+// generation's cost in the trace list, the trace and its span (issue 50, item 1); a sandbox made
+// with a key watched on its live screen. axe-core on every page (no serious or critical
+// violation), and each saved in test-results/dashboard/pages/.
 
 const screenshots = screenshotFolder('test-results/dashboard/pages');
 const { seen } = screenshots;
@@ -245,6 +250,145 @@ describe('the data pages of the dashboard', () => {
     await seen(page, 'trace-generation-span');
   });
 
+  it("lists the prices in Settings > Prices, sets the org's own for a model, refuses a negative one at its field, and removes it", async () => {
+    const mini = defaultPrice('gpt-4o-mini');
+    const nano = defaultPrice('gpt-4.1-nano');
+    await page.goto(orgPage('settings'));
+    await page.getByRole('link', { name: 'Prices', exact: true }).click();
+    await page.waitForURL(/\/settings\/prices$/);
+    const table = page.getByRole('table', { name: 'Prices' });
+    const rowOf = (model: string) =>
+      table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: model, exact: true }) });
+    const cells = (model: string) => rowOf(model).getByRole('cell');
+    const defaultSource = (price: typeof mini) => `Default (as of ${price.asOf}, source)`;
+    await rowOf(mini.model).waitFor();
+    expect(await cells(mini.model).allTextContents()).toEqual([
+      ...priceCells(mini.usdPerMillion),
+      defaultSource(mini),
+      'Edit',
+    ]);
+    expect(await cells(mini.model).nth(4).getByRole('link', { name: 'source' }).getAttribute('href')).toBe(
+      mini.source,
+    );
+    await seen(page, 'prices');
+
+    // Editing a default starts from its figures, the focus on the first.
+    await rowOf(nano.model)
+      .getByRole('button', { name: `Edit the price of ${nano.model}` })
+      .click();
+    const field = (label: string) => page.getByLabel(label, { exact: true });
+    await expect.poll(() => field('Model').inputValue()).toBe(nano.model);
+    expect(await field('Input').inputValue()).toBe(String(nano.usdPerMillion.input));
+    expect(await field('Output').inputValue()).toBe(String(nano.usdPerMillion.output));
+    expect(await page.evaluate('document.activeElement?.getAttribute("name")')).toBe('input');
+
+    // A negative price: the API's 422 names the field, and the form says it there.
+    await field('Input').fill('-1');
+    await page.getByRole('button', { name: 'Save the price' }).click();
+    await page.locator('input[name="input"][aria-invalid="true"]').waitFor();
+    expect(await page.locator('.field-error').textContent()).toContain(
+      `from 0 to ${orgPriceLimits.usdPerMillion}`,
+    );
+    await seen(page, 'prices-refused');
+    const ownModels = () => api.platform.directory.prices(orgId).map((price) => price.model);
+    expect(ownModels()).not.toContain(nano.model);
+
+    const own: UsdPerMillion = { input: 0.2, output: 0.8, cached_input: 0.05 };
+    await field('Input').fill(String(own.input));
+    await field('Output').fill(String(own.output));
+    await field('Cached input').fill(String(own.cached_input));
+    await field('Reasoning').fill('');
+    await page.getByRole('button', { name: 'Save the price' }).click();
+    await page.getByText(`Saved: spans of ${nano.model} received from now on`).waitFor();
+    expect(await cells(nano.model).allTextContents()).toEqual([
+      ...priceCells(own),
+      expect.stringMatching(/^Your price/),
+      'EditRemove',
+    ]);
+    expect(api.platform.directory.prices(orgId)).toContainEqual(
+      expect.objectContaining({ model: nano.model, usdPerMillion: own }),
+    );
+    expect(await field('Model').inputValue()).toBe('');
+    await seen(page, 'prices-own');
+
+    // Removed: the default applies again.
+    await rowOf(nano.model)
+      .getByRole('button', { name: `Remove your price for ${nano.model}` })
+      .click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove the price' }).click();
+    await page.getByText(`Removed your price for ${nano.model}:`).waitFor();
+    expect(await cells(nano.model).allTextContents()).toEqual([
+      ...priceCells(nano.usdPerMillion),
+      defaultSource(nano),
+      'Edit',
+    ]);
+    expect(ownModels()).not.toContain(nano.model);
+  });
+
+  it("shows a priced generation's cost in the trace list, the trace and its span, and none for a model without a price", async () => {
+    const mini = defaultPrice('gpt-4o-mini');
+    const tokens = { input: 1000, output: 200 };
+    const cost = usd(
+      (tokens.input * mini.usdPerMillion.input + tokens.output * mini.usdPerMillion.output) / 1_000_000,
+    );
+    expect(cost).toBe('$0.00027');
+    // In the beta since the test above that asked for it; enabling again changes nothing.
+    await enableTracing(api.platform.admin, orgId);
+    const key = await orgKey(['traces:write'], 'cost-tracer');
+    const sent = await exportSpans(api.platform.api, { spans: costTraces(tokens), key, format: 'json' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+
+    await page.goto(orgPage('tracing'));
+    const table = page.getByRole('table', { name: 'Traces' });
+    const rowOf = (name: string) =>
+      table.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
+    const costed = rowOf('costed-trip');
+    const unpriced = rowOf('house-chat');
+    // The first column of a row is its header; cells count from the second.
+    const cellUnder = async (row: typeof costed, header: string) =>
+      row.getByRole('cell').nth((await table.locator('thead th').allTextContents()).indexOf(header) - 1);
+    await reloadUntil(
+      async () =>
+        (await costed.count()) === 1 &&
+        (await unpriced.count()) === 1 &&
+        (await (await cellUnder(costed, 'Spans')).textContent()) === '3',
+      'both traces in the list with all their spans',
+    );
+    expect(await (await cellUnder(costed, 'Cost')).textContent()).toBe(cost);
+    expect(await (await cellUnder(unpriced, 'Cost')).textContent()).toBe(none);
+    // The analytics: cost by model, the model without a price named rather than drawn as $0.
+    const costChart = page.getByRole('figure', { name: /; no price for house-model$/ });
+    await reloadUntil(async () => (await costChart.count()) === 1, 'the cost chart');
+    await seen(page, 'tracing-costs');
+
+    await costed.getByRole('link', { name: 'costed-trip', exact: true }).click();
+    await page.getByRole('heading', { name: 'costed-trip', level: 1 }).waitFor();
+    expect(await factOf('Cost').textContent()).toBe(cost);
+    const tree = page.getByRole('region', { name: 'Spans' });
+    await tree.getByRole('button', { name: /^chat gpt-4o-mini,/ }).click();
+    const chat = page.getByRole('region', { name: 'chat gpt-4o-mini' });
+    const chatFact = (term: string) => chat.locator(`dt:text-is("${term}") + dd`);
+    expect(await chatFact('Tokens').textContent()).toBe('1,000 in, 200 out');
+    expect(await chatFact('Cost').textContent()).toBe(cost);
+    expect(await chatFact('Cached input tokens').textContent()).toBe('none reported');
+    expect(await chatFact('Reasoning tokens').textContent()).toBe('none reported');
+    await seen(page, 'trace-generation-cost');
+
+    await tree.getByRole('button', { name: /^chat house-model,/ }).click();
+    const house = page.getByRole('region', { name: 'chat house-model' });
+    const houseFact = (term: string) => house.locator(`dt:text-is("${term}") + dd`);
+    expect(await houseFact('Cost').textContent()).toBe(`${none}: set a price for house-model`);
+    expect(await houseFact('Cached input tokens').textContent()).toBe('100');
+    expect(await houseFact('Reasoning tokens').textContent()).toBe('12');
+    await seen(page, 'trace-generation-unpriced');
+
+    // Its way to a price: Settings > Prices, the model filled in.
+    await house.getByRole('link', { name: 'set a price for house-model' }).click();
+    await page.waitForURL(/\/settings\/prices\?model=house-model$/);
+    await page.getByRole('heading', { name: 'Set a price' }).waitFor();
+    expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe('house-model');
+  });
+
   it('shows a sandbox made with a key, and its live screen showing the desktop', async () => {
     const key = await orgKey(['sandboxes:write'], 'sandbox-bot');
     const created = await api.call('POST', '/api/sandboxes', {
@@ -377,6 +521,76 @@ describe('the data pages of the dashboard', () => {
 });
 
 const text = (key: string, value: string): KeyValue => ({ key, value: { kind: 'string', value } });
+const int = (key: string, value: number): KeyValue => ({ key, value: { kind: 'int', value: BigInt(value) } });
+
+/** A price Orrery ships, as Settings > Prices lists it. */
+function defaultPrice(model: string) {
+  const price = defaultPrices.find((row) => row.model === model);
+  if (!price) throw new Error(`no default price for ${model}`);
+  return price;
+}
+
+/** A price's cells in Settings > Prices: input, output, cached input and reasoning. */
+const priceCells = (price: UsdPerMillion) => [
+  usdPrice(price.input),
+  usdPrice(price.output),
+  price.cached_input === undefined ? 'as input' : usdPrice(price.cached_input),
+  price.reasoning === undefined ? 'as output' : usdPrice(price.reasoning),
+];
+
+/**
+ * Two traces: an agent's whose chat with gpt-4o-mini (priced by default) has `tokens`, beside a
+ * chat with a model no price names (part of its input cached, part of its output reasoning); and
+ * a chat with that model alone.
+ */
+function costTraces(tokens: { input: number; output: number }) {
+  const trace = traceId();
+  const root = spanId();
+  const now = BigInt(Date.now()) * 1_000_000n;
+  const ms = (n: number) => now + BigInt(n) * 1_000_000n;
+  const chat = (model: string, input: number, output: number, ...more: KeyValue[]) => [
+    text('gen_ai.operation.name', 'chat'),
+    text('gen_ai.request.model', model),
+    int('gen_ai.usage.input_tokens', input),
+    int('gen_ai.usage.output_tokens', output),
+    ...more,
+  ];
+  return [
+    llmSpan({
+      traceId: trace,
+      spanId: root,
+      name: 'costed-trip',
+      startTimeUnixNano: ms(0),
+      endTimeUnixNano: ms(900),
+      attributes: [text('gen_ai.operation.name', 'invoke_agent')],
+    }),
+    llmSpan({
+      traceId: trace,
+      spanId: spanId(),
+      parentSpanId: root,
+      name: 'chat gpt-4o-mini',
+      startTimeUnixNano: ms(20),
+      endTimeUnixNano: ms(400),
+      attributes: chat('gpt-4o-mini', tokens.input, tokens.output),
+    }),
+    llmSpan({
+      traceId: trace,
+      spanId: spanId(),
+      parentSpanId: root,
+      name: 'chat house-model',
+      startTimeUnixNano: ms(450),
+      endTimeUnixNano: ms(850),
+      attributes: chat(
+        'house-model',
+        300,
+        40,
+        int('gen_ai.usage.cache_read.input_tokens', 100),
+        int('gen_ai.usage.reasoning.output_tokens', 12),
+      ),
+    }),
+    llmSpan({ name: 'house-chat', attributes: chat('house-model', 50, 5) }),
+  ];
+}
 
 /** An agent's trace: the agent, a chat that calls a tool and reads its result, and the tool call. */
 function agentTrace() {

@@ -9,6 +9,7 @@ import { SignupPage } from './pages/signup.tsx';
 import { RequireSession } from './session.tsx';
 import { KeysPage } from './settings/keys.tsx';
 import { MembersPage } from './settings/members.tsx';
+import { PricesPage } from './settings/prices.tsx';
 import { SettingsPage } from './settings/settings.tsx';
 import { Home, Shell } from './shell.tsx';
 
@@ -73,6 +74,7 @@ export const routes: RouteObject[] = [
               { index: true, element: <Navigate to="keys" replace /> },
               { path: 'keys', element: <KeysPage /> },
               { path: 'members', element: <MembersPage /> },
+              { path: 'prices', element: <PricesPage /> },
             ],
           },
         ],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Charge, SpanNode } from '../src/api/types.ts';
 import { chartRows, lastUtcDays } from '../src/billing/days.ts';
-import { dollars, duration, requestCost } from '../src/format.ts';
+import { dollars, duration, none, requestCost, usd, usdPrice } from '../src/format.ts';
 import { newerSearch, olderSearch } from '../src/paging.ts';
 import { spanRows } from '../src/tracing/span-rows.ts';
 
@@ -20,6 +20,35 @@ describe('format', () => {
     expect(requestCost(120, 10)).toBe('0.0012¢');
     expect(requestCost(1_000_000, 250)).toBe('250.00¢');
     expect(requestCost(0, 10)).toBe('0¢');
+  });
+
+  it('writes a cost in USD to the cent from a cent up, and a smaller one with its significant digits', () => {
+    expect(usd(1.234)).toBe('$1.23');
+    expect(usd(1234.567)).toBe('$1,234.57');
+    expect(usd(0.01)).toBe('$0.01');
+    // gpt-4o-mini's 1000 input and 200 output tokens, whose sum in floating point is not exact.
+    expect(usd(1000 * 0.15e-6 + 200 * 0.6e-6)).toBe('$0.00027');
+    expect(usd(0.00024)).toBe('$0.00024');
+    expect(usd(0.000123456789)).toBe('$0.000123457');
+    // One token at a tenth of a dollar per million: no exponent, and not rounded away to $0.
+    expect(usd(1e-7)).toBe('$0.0000001');
+    expect(usd(0.0099999996)).toBe('$0.01');
+    expect(usd(0)).toBe('$0.00');
+  });
+
+  it('says none for no cost, never $0', () => {
+    expect(usd(null)).toBe(none);
+    expect(none).toBe('none');
+  });
+
+  it('writes a price per million tokens with the digits it was set with', () => {
+    expect(usdPrice(2.5)).toBe('$2.50');
+    expect(usdPrice(0.075)).toBe('$0.075');
+    expect(usdPrice(0.125)).toBe('$0.125');
+    expect(usdPrice(0.005)).toBe('$0.005');
+    expect(usdPrice(0.0000001)).toBe('$0.0000001');
+    expect(usdPrice(10_000)).toBe('$10,000.00');
+    expect(usdPrice(0)).toBe('$0.00');
   });
 
   it('writes durations in ms below a second, in s above', () => {

@@ -35,6 +35,12 @@ type Unoffered = Exclude<Scope, (typeof scopeChoices)[number]['scope']>;
 export type EveryScopeOffered = [Unoffered] extends [never] ? true : { unoffered: Unoffered };
 export const everyScopeOffered: EveryScopeOffered = true;
 
+/** A price in effect for the org (USD per million tokens): its own, or a default it has not replaced. */
+export type ModelPrice = DataOf<paths['/api/prices']['get']['responses'][200]>[number];
+export type PriceBody = NonNullable<
+  paths['/api/prices/{model}']['put']['requestBody']
+>['content']['application/json'];
+
 export type OrgDetail = DataOf<paths['/api/orgs/{orgId}']['get']['responses'][200]>;
 export type InvitationInfo = DataOf<paths['/api/invitations/{token}']['get']['responses'][200]>;
 

@@ -2,7 +2,7 @@ import { NavLink, Outlet } from 'react-router';
 import { Page } from '../components.tsx';
 import { useOrg } from '../shell.tsx';
 
-/** Settings: the org's API keys, and its members and invitations, each a page of its own. */
+/** Settings: the org's API keys, its members and invitations, and its model prices, each a page of its own. */
 export function SettingsPage() {
   const org = useOrg();
   return (
@@ -17,6 +17,9 @@ export function SettingsPage() {
           </li>
           <li>
             <NavLink to="members">Members</NavLink>
+          </li>
+          <li>
+            <NavLink to="prices">Prices</NavLink>
           </li>
         </ul>
       </nav>

@@ -4,27 +4,41 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { ErrorsRow, LatencyRow, UsageRow } from '../api/types.ts';
 import { seriesColour } from '../colours.ts';
 import { Loaded } from '../components.tsx';
-import { count, duration } from '../format.ts';
+import { count, duration, usd } from '../format.ts';
 import { useAnalytics } from './queries.ts';
 
-// The analytics of the last 7 days (the API's default range): tokens by model and day, span
-// latency percentiles by kind, and errors by day. Each chart is a figure whose label says what it
-// shows in words, for whoever cannot see it.
+// The analytics of the last 7 days (the API's default range): tokens and cost by model and day,
+// span latency percentiles by kind, and errors by day. Each chart is a figure whose label says
+// what it shows in words, for whoever cannot see it.
 
-/** Rows of `{ [x]: …, [series]: value }` from long rows, one series per distinct `series` value. */
+/**
+ * Rows of `{ [x]: …, [series]: value }` from long rows, one series per distinct `series` value
+ * with a value. A series is 0 on an x it has no row for; a row whose value is null (a cost the API
+ * has none of) is no figure, so the series has none there rather than 0, and the tooltip leaves
+ * it out.
+ */
 function pivot<R>(
   rows: readonly R[],
   x: (row: R) => string,
   series: (row: R) => string,
-  value: (row: R) => number,
+  value: (row: R) => number | null,
 ) {
-  const names = [...new Set(rows.map(series))].sort();
+  const names = [...new Set(rows.filter((row) => value(row) !== null).map(series))].sort();
+  const zeros = Object.fromEntries(names.map((name) => [name, 0]));
   const byX = new Map<string, Record<string, string | number>>();
+  /** The series each x has a row of without a value: no figure there, rather than 0. */
+  const noFigure = new Map<string, Set<string>>();
   for (const row of rows) {
     const key = x(row);
-    const entry = byX.get(key) ?? { x: key, ...Object.fromEntries(names.map((name) => [name, 0])) };
-    entry[series(row)] = Number(entry[series(row)]) + value(row);
+    const entry = byX.get(key) ?? { x: key, ...zeros };
     byX.set(key, entry);
+    const amount = value(row);
+    if (amount === null) noFigure.set(key, (noFigure.get(key) ?? new Set()).add(series(row)));
+    else entry[series(row)] = Number(entry[series(row)]) + amount;
+  }
+  for (const [key, unvalued] of noFigure) {
+    const entry = byX.get(key);
+    for (const name of unvalued) if (entry?.[name] === 0) delete entry[name];
   }
   return { data: [...byX.values()].sort((a, b) => String(a.x).localeCompare(String(b.x))), names };
 }
@@ -36,6 +50,7 @@ export function Analytics({ orgId }: { orgId: string }) {
       <h2 id="analytics-title">The last 7 days</h2>
       <div className="chart-grid">
         <Chart title="Input tokens by model" query={usage} render={(rows) => <UsageChart rows={rows} />} />
+        <Chart title="Cost by model" query={usage} render={(rows) => <CostChart rows={rows} />} />
         <Chart title="Span latency by kind" query={latency} render={(rows) => <LatencyChart rows={rows} />} />
         <Chart title="Errors by day" query={errors} render={(rows) => <ErrorsChart rows={rows} />} />
       </div>
@@ -71,11 +86,14 @@ function Bars({
   names,
   label,
   format,
+  axisWidth = 56,
 }: {
   data: object[];
   names: string[];
   label: string;
   format: (n: number) => string;
+  /** Room for the longest tick, in pixels. */
+  axisWidth?: number;
 }) {
   return (
     <figure className="chart" aria-label={label}>
@@ -83,7 +101,7 @@ function Bars({
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="x" />
-          <YAxis tickFormatter={format} width={56} />
+          <YAxis tickFormatter={format} width={axisWidth} />
           <Tooltip formatter={(value) => format(Number(value))} />
           <Legend />
           {names.map((name, index) => (
@@ -109,6 +127,34 @@ function UsageChart({ rows }: { rows: UsageRow[] }) {
       names={names}
       format={count}
       label={`${count(total)} input tokens over ${names.length} models`}
+    />
+  );
+}
+
+/**
+ * USD by model and day, over the generations whose model had a price when they were received; a
+ * model with none is named in the label, not drawn as $0.
+ */
+function CostChart({ rows }: { rows: UsageRow[] }) {
+  const { data, names } = pivot(
+    rows,
+    (r) => r.day.slice(5),
+    (r) => r.model,
+    (r) => r.cost_usd,
+  );
+  const unpriced = [...new Set(rows.map((r) => r.model))].filter((model) => !names.includes(model)).sort();
+  const noPrice = unpriced.length > 0 ? `no price for ${unpriced.join(', ')}` : '';
+  if (names.length === 0)
+    return <p className="muted">No cost in these days: {noPrice || 'no generations'}.</p>;
+  const total = rows.reduce((sum, r) => sum + (r.cost_usd ?? 0), 0);
+  const priced = `${names.length} priced model${names.length === 1 ? '' : 's'}`;
+  return (
+    <Bars
+      data={data}
+      names={names}
+      format={usd}
+      axisWidth={72}
+      label={`${usd(total)} over ${priced}${noPrice && `; ${noPrice}`}`}
     />
   );
 }

@@ -1,11 +1,15 @@
-import { useEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
+import { Link } from 'react-router';
+import type { SpanDetail } from '../api/types.ts';
 import { Facts, Loaded } from '../components.tsx';
-import { count, duration } from '../format.ts';
+import { count, duration, none, usd } from '../format.ts';
+import { orgPath } from '../paths.ts';
 import { InputOutput, jsonText } from './messages.tsx';
 import { useSpan } from './queries.ts';
 
-// A span's panel: what it is (kind, model, tokens, status, redactions, truncation), its input and
-// output messages, and the attributes, events and resource it was sent with.
+// A span's panel: what it is (kind, model, tokens, and a generation's cost and the parts of its
+// tokens, status, redactions, truncation), its input and output messages, and the attributes,
+// events and resource it was sent with.
 
 export function SpanPanel({
   orgId,
@@ -47,6 +51,7 @@ export function SpanPanel({
                     ? 'none reported'
                     : `${count(data.input_tokens ?? 0)} in, ${count(data.output_tokens ?? 0)} out`,
                 ],
+                ...(data.kind === 'generation' ? generationFacts(data, orgId) : []),
                 [
                   'Status',
                   data.status_code === 2
@@ -90,4 +95,30 @@ export function SpanPanel({
       </Loaded>
     </section>
   );
+}
+
+const reported = (tokens: number | null) => (tokens === null ? 'none reported' : count(tokens));
+
+/**
+ * A generation's cost, at the price in effect when it was received, and the parts of its tokens
+ * priced apart: none when its model has no price, with the way to give it one.
+ */
+function generationFacts(span: SpanDetail, orgId: string): [string, ReactNode][] {
+  const tokens = span.input_tokens !== null || span.output_tokens !== null;
+  const cost =
+    span.cost_usd === null && span.model && tokens ? (
+      <>
+        {none}:{' '}
+        <Link to={orgPath(orgId, `/settings/prices?model=${encodeURIComponent(span.model)}`)}>
+          set a price for {span.model}
+        </Link>
+      </>
+    ) : (
+      usd(span.cost_usd)
+    );
+  return [
+    ['Cost', cost],
+    ['Cached input tokens', reported(span.cached_input_tokens)],
+    ['Reasoning tokens', reported(span.reasoning_tokens)],
+  ];
 }

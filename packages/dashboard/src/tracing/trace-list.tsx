@@ -2,14 +2,14 @@ import { Link, useSearchParams } from 'react-router';
 import type { TraceItem, TracesQuery } from '../api/types.ts';
 import { Loading, When } from '../components.tsx';
 import { FilterForm } from '../filter-form.tsx';
-import { count, duration } from '../format.ts';
+import { count, duration, none, usd } from '../format.ts';
 import { Pager } from '../pager.tsx';
 import { listQuery } from '../paging.ts';
 import { useTraces } from './queries.ts';
 import { TraceFilters, traceFilterNames } from './trace-filters.tsx';
 
 // The trace list: newest first, with the search box and every filter of the API in the address,
-// paging by the cursor, and each trace's session and user a one-click filter.
+// paging by the cursor, each trace's cost, and its session and user a one-click filter.
 
 const queryNames = [...traceFilterNames, 'cursor'];
 
@@ -71,6 +71,7 @@ function TraceTable({
             <th scope="col">Duration</th>
             <th scope="col">Spans</th>
             <th scope="col">Tokens in / out</th>
+            <th scope="col">Cost</th>
             <th scope="col">Session</th>
             <th scope="col">User</th>
           </tr>
@@ -98,6 +99,9 @@ function TraceTable({
                 {count(trace.input_tokens)} / {count(trace.output_tokens)}
               </td>
               <td>
+                <Cost amount={trace.total_cost_usd} />
+              </td>
+              <td>
                 <FilterButton
                   what="session"
                   value={trace.session_id}
@@ -113,6 +117,12 @@ function TraceTable({
       </table>
     </div>
   );
+}
+
+/** A trace's cost: none (muted, as a missing session is) when no generation of it has a price. */
+function Cost({ amount }: { amount: number | null }) {
+  if (amount === null) return <span className="muted">{none}</span>;
+  return <>{usd(amount)}</>;
 }
 
 function FilterButton({

@@ -1,6 +1,6 @@
 import { Link, useParams, useSearchParams } from 'react-router';
 import { Facts, Loaded, Page, When } from '../components.tsx';
-import { count, duration } from '../format.ts';
+import { count, duration, usd } from '../format.ts';
 import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
 import { useTrace } from './queries.ts';
@@ -34,6 +34,7 @@ export function TracePage() {
                 ['Duration', duration(data.duration_ms)],
                 ['Spans', `${count(data.span_count)} (${count(data.error_count)} failed)`],
                 ['Tokens', `${count(data.input_tokens)} in, ${count(data.output_tokens)} out`],
+                ['Cost', usd(data.total_cost_usd)],
                 ['Service', data.service ?? 'none'],
                 ['Session', data.session_id ?? 'none'],
                 ['User', data.user_id ?? 'none'],
