@@ -78,11 +78,33 @@ describe('usage', () => {
       from: dayAt(3, 0).toISOString(),
       to: dayAt(1, 0).toISOString(),
       data: [
-        { day: day(3), model: 'gpt-4o', spans: 1, input_tokens: 0, output_tokens: 0 },
-        { day: day(3), model: 'gpt-4o-2024-08-06', spans: 2, input_tokens: 1500, output_tokens: 300 },
-        { day: day(2), model: 'gpt-4o', spans: 1, input_tokens: 0, output_tokens: 0 },
-        { day: day(2), model: 'gpt-4o-2024-08-06', spans: 2, input_tokens: 1500, output_tokens: 300 },
-        { day: day(2), model: 'text-embedding-3-small', spans: 1, input_tokens: 50, output_tokens: 0 },
+        // Cost over the generations that have one; none where no span of the model has one.
+        { day: day(3), model: 'gpt-4o', spans: 1, input_tokens: 0, output_tokens: 0, cost_usd: null },
+        {
+          day: day(3),
+          model: 'gpt-4o-2024-08-06',
+          spans: 2,
+          input_tokens: 1500,
+          output_tokens: 300,
+          cost_usd: 0.0045,
+        },
+        { day: day(2), model: 'gpt-4o', spans: 1, input_tokens: 0, output_tokens: 0, cost_usd: null },
+        {
+          day: day(2),
+          model: 'gpt-4o-2024-08-06',
+          spans: 2,
+          input_tokens: 1500,
+          output_tokens: 300,
+          cost_usd: 0.0045,
+        },
+        {
+          day: day(2),
+          model: 'text-embedding-3-small',
+          spans: 1,
+          input_tokens: 50,
+          output_tokens: 0,
+          cost_usd: null,
+        },
       ],
     });
   });

@@ -63,6 +63,8 @@ export function traceDeleted(orgId: string, traceId: string): SpanEvent {
  * repeats its calls' usage (1,500 in, 300 out), two `generation` children (1,000/200 and 500/100)
  * with a `tool` call between them, the session only on the first generation, service and
  * environment on every span's resource. Trace totals: 1,500 in and 300 out, not 3,000 and 600.
+ * Only the first call has a cost (gpt-4o's 2.5 and 10 USD per million: 4,500 micro-dollars), as
+ * if the second had been received before its model had a price.
  */
 export function agentTrace(start: Date, options: { name?: string; sessionId?: string } = {}) {
   const traceId = newTraceId();
@@ -95,6 +97,7 @@ export function agentTrace(start: Date, options: { name?: string; sessionId?: st
     model: 'gpt-4o-2024-08-06',
     inputTokens: 1000,
     outputTokens: 200,
+    costNanoUsd: 4_500_000,
     sessionId: options.sessionId ?? 'session-1',
     userId: 'user-42',
     input: JSON.stringify({

@@ -125,6 +125,7 @@ describe('the trace list', () => {
       error_count: 1,
       input_tokens: 1500,
       output_tokens: 300,
+      total_cost_usd: 0.0045,
       session_id: 'session-1',
       user_id: 'user-42',
       service: 'support-bot',

@@ -55,8 +55,11 @@ afterAll(async () => {
 /** Each event's spans through the view, and its fragments as the projection writes them. */
 async function project(events: { event: Extract<SpanEvent, { type: 'SpansReceived' }>; offset: string }[]) {
   if (!viewInsert) throw new Error('0003 has no backfill statement to run');
+  // The view's columns: those the table had then. A generation's cost came later (0012), and the
+  // view's rows take its default, one NULL per generation, as every fragment from before it does.
+  const viewColumns = traceFragmentColumns.filter((column) => column !== 'generation_cost_nano_usd');
   const byView = viewInsert
-    .replace('INSERT INTO trace_fragments', `INSERT INTO ${tables.expected}`)
+    .replace('INSERT INTO trace_fragments', `INSERT INTO ${tables.expected} (${viewColumns.join(', ')})`)
     .replace(/FROM spans\b/, `FROM ${tables.spans}`);
   const fragments = new RowBinaryWriter();
   for (const { event, offset } of events) {
@@ -77,8 +80,9 @@ async function fragmentsIn(table: string): Promise<Record<string, unknown>[]> {
     query: `SELECT org_id, lower(hex(trace_id)) AS trace_hex, trace_first_received_at, min_start_time_unix_nano,
         max_end_time_unix_nano, arraySort(arrayMap(id -> lower(hex(id)), span_ids)) AS span_hexes,
         arraySort(arrayMap(id -> lower(hex(id)), error_span_ids)) AS error_span_hexes,
-        arraySort(arrayMap((id, i, o) -> concat(lower(hex(id)), ':', toString(i), ':', toString(o)),
-          generation_span_ids, generation_input_tokens, generation_output_tokens)) AS generations,
+        arraySort(arrayMap((id, i, o, c) -> concat(lower(hex(id)), ':', toString(i), ':', toString(o), ':',
+          ifNull(toString(c), 'none')),
+          generation_span_ids, generation_input_tokens, generation_output_tokens, generation_cost_nano_usd)) AS generations,
         root_span, trace_session_id, trace_user_id, trace_service, trace_environment,
         arraySort(span_models) AS span_models, arraySort(span_kinds) AS span_kinds,
         arraySort(span_names) AS span_names
