@@ -25,8 +25,10 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // key (its name); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
 // found by its tool's name, opened as a tree beside its waterfall, its spans' messages read;
 // Settings > Prices, the org's own price for a model set, refused and removed, and a priced
-// generation's cost in the trace list, the trace and its span (issue 50, item 1); a sandbox made
-// with a key watched on its live screen. axe-core on every page (no serious or critical
+// generation's cost in the trace list, the trace and its span (issue 50, item 1); the pages at the
+// screen's width, quick time ranges in the address, the trace list's columns chosen and kept, Live
+// showing a new trace without a reload, an API message's backticks as code (issue 50, item 4); a
+// sandbox made with a key watched on its live screen. axe-core on every page (no serious or critical
 // violation), and each saved in test-results/dashboard/pages/.
 
 const screenshots = screenshotFolder('test-results/dashboard/pages');
@@ -115,7 +117,10 @@ describe('the data pages of the dashboard', () => {
     await page.getByLabel('Tool', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Send the request' }).click();
     await page.locator('input[name="item.tool"][aria-invalid="true"]').waitFor();
-    expect(await page.locator('.field-error').textContent()).toContain('`item.tool` must not be empty');
+    const toolError = page.locator('.field-error');
+    expect(await toolError.textContent()).toContain('item.tool must not be empty');
+    // The message's backticks mark a name: shown as code, the backticks gone (issue 50, item 4).
+    expect(await toolError.locator('code').allTextContents()).toEqual(['item.tool']);
     await seen(page, 'playground-field-error');
 
     await page.getByLabel('Endpoint', { exact: true }).selectOption('titles');
@@ -389,6 +394,149 @@ describe('the data pages of the dashboard', () => {
     expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe('house-model');
   });
 
+  it('narrows the trace list, the analytics and the request log to a quick time range kept in the address, across the width of the screen', async () => {
+    await enableTracing(api.platform.admin, orgId);
+    const key = await orgKey(['traces:write'], 'range-tracer');
+    const hourMs = 60 * 60 * 1000;
+    const sent = await exportSpans(api.platform.api, {
+      spans: [chatAgo('recent-run', 5 * 60 * 1000), chatAgo('earlier-run', 3 * hourMs)],
+      key,
+      format: 'json',
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+
+    await page.goto(orgPage('tracing'));
+    const table = page.getByRole('table', { name: 'Traces' });
+    const link = (name: string) => table.getByRole('link', { name, exact: true });
+    await reloadUntil(
+      async () => (await link('recent-run').count()) === 1 && (await link('earlier-run').count()) === 1,
+      'both traces in the list',
+    );
+    // The page takes the screen's width (the content stopped at 1,000 px), the table with it.
+    expect((await page.locator('main').boundingBox())?.width).toBeGreaterThan(1000);
+    expect((await table.boundingBox())?.width).toBeGreaterThan(1000);
+
+    const ranges = page.getByRole('group', { name: 'Quick time range' });
+    const range = (label: string) => ranges.getByRole('button', { name: label, exact: true });
+    const pressed = async () =>
+      (await ranges.locator('button[aria-pressed="true"]').allTextContents()).join(', ');
+    expect(await pressed()).toBe('');
+    await range('24 hours').click();
+    await page.waitForURL(/[?&]range=24h(&|$)/);
+    await expect.poll(pressed).toBe('24 hours');
+    await link('recent-run').waitFor();
+    expect(await link('earlier-run').count()).toBe(1);
+
+    await range('1 hour').click();
+    await page.waitForURL(/[?&]range=1h(&|$)/);
+    await link('earlier-run').waitFor({ state: 'detached' });
+    expect(await link('recent-run').count()).toBe(1);
+    expect(await pressed()).toBe('1 hour');
+    await seen(page, 'tracing-range');
+
+    // Kept across a reload, as a shared link would open it.
+    await page.reload();
+    await link('recent-run').waitFor();
+    expect(await link('earlier-run').count()).toBe(0);
+    expect(await pressed()).toBe('1 hour');
+
+    // Pressed again, the range is no longer chosen: the list is whole again.
+    await range('1 hour').click();
+    await expect.poll(() => new URL(page.url()).searchParams.has('range')).toBe(false);
+    await link('earlier-run').waitFor();
+    expect(await pressed()).toBe('');
+
+    // The analytics have their own, the API's 7 days pressed until another is chosen.
+    const chartRanges = page.getByRole('group', { name: 'Time range of the analytics' });
+    const chartsPressed = () => chartRanges.locator('button[aria-pressed="true"]').allTextContents();
+    expect(await chartsPressed()).toEqual(['7 days']);
+    await chartRanges.getByRole('button', { name: '24 hours', exact: true }).click();
+    await page.waitForURL(/[?&]analytics_range=24h(&|$)/);
+    await page.getByRole('heading', { name: 'The last 24 hours', level: 2 }).waitFor();
+    expect(await chartsPressed()).toEqual(['24 hours']);
+    await page.locator('.chart-card figure.chart').first().waitFor();
+    await seen(page, 'tracing-analytics-range');
+
+    // The request log has the same ranges, kept in its address; its requests are minutes old.
+    await page.goto(orgPage('endpoints/requests'));
+    await page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor();
+    const rows = page.getByRole('table', { name: 'Requests' }).locator('tbody tr');
+    await rows.first().waitFor();
+    await range('1 hour').click();
+    await page.waitForURL(/[?&]range=1h(&|$)/);
+    await expect.poll(pressed).toBe('1 hour');
+    await rows.first().waitFor();
+    await seen(page, 'requests-range');
+  });
+
+  it('hides a column of the trace list and shows it again, the choice kept in the address across a reload', async () => {
+    await page.goto(orgPage('tracing'));
+    const table = page.getByRole('table', { name: 'Traces' });
+    await table.waitFor();
+    const headers = () => table.locator('thead th').allTextContents();
+    expect(await headers()).toEqual([
+      'Trace',
+      'Started',
+      'Model',
+      'Latency',
+      'Spans',
+      'Errors',
+      'Tokens in / out',
+      'Cost',
+      'Session',
+      'User',
+    ]);
+    const chooser = page.getByRole('group', { name: 'Columns shown' });
+    const model = chooser.getByRole('checkbox', { name: 'Model', exact: true });
+    await page.locator('details.column-chooser > summary').click();
+    expect(await model.isChecked()).toBe(true);
+    await model.click();
+    await page.waitForURL(/[?&]columns=/);
+    await expect.poll(headers).not.toContain('Model');
+    expect(new URL(page.url()).searchParams.get('columns')).toBe(
+      'started,latency,spans,errors,tokens,cost,session,user',
+    );
+    await seen(page, 'tracing-columns');
+
+    await page.reload();
+    await table.waitFor();
+    expect(await headers()).not.toContain('Model');
+    await page.locator('details.column-chooser > summary').click();
+    expect(await model.isChecked()).toBe(false);
+    await model.click();
+    await expect.poll(headers).toContain('Model');
+    expect(new URL(page.url()).searchParams.has('columns')).toBe(false);
+  });
+
+  it('shows a trace exported after Live was turned on, without a reload', async () => {
+    await page.goto(orgPage('tracing'));
+    const table = page.getByRole('table', { name: 'Traces' });
+    await table.waitFor();
+    const live = page.getByRole('button', { name: 'Live', exact: true });
+    expect(await live.getAttribute('aria-pressed')).toBe('false');
+    await live.click();
+    await page.waitForURL(/[?&]live=1(&|$)/);
+    await page.getByText(/; refreshed at /).waitFor();
+    // A mark on this document: a reload would make a new one without it.
+    await page.evaluate('window.beforeLive = true');
+
+    const key = await orgKey(['traces:write'], 'live-tracer');
+    const sent = await exportSpans(api.platform.api, {
+      spans: [llmSpan({ name: 'live-arrival' })],
+      key,
+      format: 'json',
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    await table.getByRole('link', { name: 'live-arrival', exact: true }).waitFor({ timeout: 30_000 });
+    expect(await page.evaluate('window.beforeLive')).toBe(true);
+    expect(await live.getAttribute('aria-pressed')).toBe('true');
+    await seen(page, 'tracing-live');
+
+    await live.click();
+    await expect.poll(() => new URL(page.url()).searchParams.has('live')).toBe(false);
+    await page.getByText(/; refreshed at /).waitFor({ state: 'detached' });
+  });
+
   it('shows a sandbox made with a key, and its live screen showing the desktop', async () => {
     const key = await orgKey(['sandboxes:write'], 'sandbox-bot');
     const created = await api.call('POST', '/api/sandboxes', {
@@ -469,7 +617,8 @@ describe('the data pages of the dashboard', () => {
     await page.getByLabel('Deny', { exact: true }).fill('Example.COM\nnot a rule');
     await page.getByRole('button', { name: 'Save the network policy' }).click();
     await page.locator('textarea[name="network.deny"][aria-invalid="true"]').waitFor();
-    expect(await page.locator('.field-error').textContent()).toMatch(/^Line 2: Invalid `network.deny\[1\]`/);
+    expect(await page.locator('.field-error').textContent()).toMatch(/^Line 2: Invalid network.deny\[1\]/);
+    expect(await page.locator('.field-error code').first().textContent()).toBe('network.deny[1]');
     await seen(page, 'sandbox-network-error');
     expect(await network()).toEqual({ egress: 'none', allow: [], deny: [] });
 
@@ -522,6 +671,12 @@ describe('the data pages of the dashboard', () => {
 
 const text = (key: string, value: string): KeyValue => ({ key, value: { kind: 'string', value } });
 const int = (key: string, value: number): KeyValue => ({ key, value: { kind: 'int', value: BigInt(value) } });
+
+/** A chat of its own trace, started `agoMs` before now and a second long. */
+function chatAgo(name: string, agoMs: number) {
+  const start = BigInt(Date.now() - agoMs) * 1_000_000n;
+  return llmSpan({ name, startTimeUnixNano: start, endTimeUnixNano: start + 1_000_000_000n });
+}
 
 /** A price Orrery ships, as Settings > Prices lists it. */
 function defaultPrice(model: string) {

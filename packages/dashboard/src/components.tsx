@@ -1,5 +1,6 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import {
+  Fragment,
   type InputHTMLAttributes,
   type ReactNode,
   type RefObject,
@@ -10,16 +11,28 @@ import {
   useState,
 } from 'react';
 import { ApiFailure } from './api/client.ts';
+import { messageParts } from './api/message.ts';
 import { fieldOf } from './paths.ts';
 
 // The few pieces every page is made of: a page's heading and title, loading and error panels,
 // fields that show the API's message next to the field its `param` names, a confirmation dialog,
-// and a secret shown once with a copy button.
+// and a secret shown once with a copy button. Every message of the API is shown by `Message`.
 
 /** Any error as the API's failure (a bug's error says what it says). */
 export function failureFrom(error: unknown): ApiFailure {
   if (error instanceof ApiFailure) return error;
   return new ApiFailure(0, 'unexpected', error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * An API's message as the page shows it, wherever it does (an error panel, a form's message, a
+ * field's): a name between backticks as code, the rest as text; nothing of it is read as HTML.
+ */
+export function Message({ text }: { text: string }) {
+  return messageParts(text).map((part, index) =>
+    // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one message, in its order
+    part.code ? <code key={index}>{part.text}</code> : <Fragment key={index}>{part.text}</Fragment>,
+  );
 }
 
 /**
@@ -66,7 +79,9 @@ export function ErrorPanel({
       <p>
         <strong>{title}</strong>
       </p>
-      <p>{failureFrom(error).message}</p>
+      <p>
+        <Message text={failureFrom(error).message} />
+      </p>
     </div>
   );
 }
@@ -97,7 +112,7 @@ export function FormError({ message }: { message: string | undefined }) {
   if (!message) return null;
   return (
     <p className="form-error" role="alert">
-      {message}
+      <Message text={message} />
     </p>
   );
 }
@@ -180,7 +195,7 @@ function Field({
       })}
       {error && (
         <p id={`${id}-error`} className="field-error">
-          {error}
+          <Message text={error} />
         </p>
       )}
     </div>

@@ -10,12 +10,13 @@ import { Pager } from '../pager.tsx';
 import { listQuery } from '../paging.ts';
 import { useKeys } from '../settings/org-queries.ts';
 import { useOrg } from '../shell.tsx';
+import { listWindow } from '../time-range.ts';
 import { RequestFilters, requestFilterNames } from './filters.tsx';
 
 // Endpoints > Requests (spec 000): the org's title and preview requests, newest first, with the
-// key that made each (none for the Playground) and the model's time. The filters and the page's
-// cursor live in the address, so a filtered page can be reloaded or shared; the API's message
-// for a filter it refuses is shown at that filter.
+// key that made each (none for the Playground) and the model's time. The filters, a quick time
+// range and the page's cursor live in the address, so a filtered page can be reloaded or shared;
+// the API's message for a filter it refuses is shown at that filter.
 
 const column = createColumnHelper<RequestRow>();
 const columns = [
@@ -46,10 +47,12 @@ export function RequestsPage() {
   const org = useOrg();
   const [search] = useSearchParams();
   const query = listQuery<RequestsQuery>(search, queryNames);
+  const asked = { ...query, ...listWindow(search, new Date()) };
   const keys = useKeys(org.id);
   const requests = useQuery({
-    queryKey: ['orgs', org.id, 'requests', query],
-    queryFn: () => dataOf(api.GET('/api/inference/requests', { params: { query }, ...inOrgHeader(org.id) })),
+    queryKey: ['orgs', org.id, 'requests', asked],
+    queryFn: () =>
+      dataOf(api.GET('/api/inference/requests', { params: { query: asked }, ...inOrgHeader(org.id) })),
     placeholderData: keepPreviousData,
   });
   return (

@@ -1,15 +1,22 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ErrorsRow, LatencyRow, UsageRow } from '../api/types.ts';
 import { seriesColour } from '../colours.ts';
 import { Loaded } from '../components.tsx';
+import { QuickRanges } from '../filter-form.tsx';
 import { count, duration, usd } from '../format.ts';
+import { quickRanges, type RangeParam, rangeOf, rangeStart } from '../time-range.ts';
 import { useAnalytics } from './queries.ts';
 
-// The analytics of the last 7 days (the API's default range): tokens and cost by model and day,
-// span latency percentiles by kind, and errors by day. Each chart is a figure whose label says
-// what it shows in words, for whoever cannot see it.
+// The analytics of a quick range up to now, the last 7 days (the API's default) unless another is
+// chosen (`analytics_range` in the address, apart from the trace list's, whose From may be further
+// back than the API's month of analytics): tokens and cost by model and day, span latency
+// percentiles by kind, and errors by day. Each chart is a figure whose label says what it shows
+// in words, for whoever cannot see it.
+
+const analyticsRange: RangeParam = { param: 'analytics_range', times: [], reset: [], fallback: '7d' };
 
 /**
  * Rows of `{ [x]: …, [series]: value }` from long rows, one series per distinct `series` value
@@ -44,10 +51,14 @@ function pivot<R>(
 }
 
 export function Analytics({ orgId }: { orgId: string }) {
-  const { usage, latency, errors } = useAnalytics(orgId);
+  const [search] = useSearchParams();
+  const range = rangeOf(search, analyticsRange.param);
+  const { usage, latency, errors } = useAnalytics(orgId, range && rangeStart(range, new Date()));
+  const shown = range ?? quickRanges.find((quick) => quick.id === analyticsRange.fallback);
   return (
     <section aria-labelledby="analytics-title">
-      <h2 id="analytics-title">The last 7 days</h2>
+      <h2 id="analytics-title">{shown?.last}</h2>
+      <QuickRanges label="Time range of the analytics" of={analyticsRange} />
       <div className="chart-grid">
         <Chart title="Input tokens by model" query={usage} render={(rows) => <UsageChart rows={rows} />} />
         <Chart title="Cost by model" query={usage} render={(rows) => <CostChart rows={rows} />} />
@@ -73,7 +84,7 @@ function Chart<D extends unknown[]>({
       <Loaded
         query={query}
         what={title.toLowerCase()}
-        empty={<p className="muted">No spans in these days.</p>}
+        empty={<p className="muted">No spans in this time.</p>}
       >
         {render}
       </Loaded>
@@ -145,7 +156,7 @@ function CostChart({ rows }: { rows: UsageRow[] }) {
   const unpriced = [...new Set(rows.map((r) => r.model))].filter((model) => !names.includes(model)).sort();
   const noPrice = unpriced.length > 0 ? `no price for ${unpriced.join(', ')}` : '';
   if (names.length === 0)
-    return <p className="muted">No cost in these days: {noPrice || 'no generations'}.</p>;
+    return <p className="muted">No cost in this time: {noPrice || 'no generations'}.</p>;
   const total = rows.reduce((sum, r) => sum + (r.cost_usd ?? 0), 0);
   const priced = `${names.length} priced model${names.length === 1 ? '' : 's'}`;
   return (

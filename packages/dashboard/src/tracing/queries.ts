@@ -10,7 +10,8 @@ export const tracingKeys = {
   traces: (orgId: string, query: TracesQuery) => ['orgs', orgId, 'traces', query] as const,
   trace: (orgId: string, traceId: string) => ['orgs', orgId, 'trace', traceId] as const,
   span: (orgId: string, traceId: string, spanId: string) => ['orgs', orgId, 'span', traceId, spanId] as const,
-  analytics: (orgId: string, what: string) => ['orgs', orgId, 'analytics', what] as const,
+  analytics: (orgId: string, what: string, from?: string) =>
+    ['orgs', orgId, 'analytics', what, from] as const,
 };
 
 export function useOrgDetail(orgId: string) {
@@ -20,11 +21,16 @@ export function useOrgDetail(orgId: string) {
   });
 }
 
-export function useTraces(orgId: string, query: TracesQuery) {
+/** How often a live trace list reads its first page again. */
+export const liveEveryMs = 5_000;
+
+/** A page of the trace list; `live`, the first page is read again every few seconds. */
+export function useTraces(orgId: string, query: TracesQuery, live = false) {
   return useQuery({
     queryKey: tracingKeys.traces(orgId, query),
     queryFn: () => dataOf(api.GET('/api/traces', { params: { query }, ...inOrgHeader(orgId) })),
     placeholderData: keepPreviousData,
+    refetchInterval: live && !query.cursor ? liveEveryMs : false,
   });
 }
 
@@ -57,19 +63,23 @@ export function useSpan(orgId: string, traceId: string, spanId: string | null) {
   });
 }
 
-export function useAnalytics(orgId: string) {
-  const options = inOrgHeader(orgId);
+/** The analytics from `from` (the API's default, 7 days, without it) to now. */
+export function useAnalytics(orgId: string, from?: string) {
+  const options = { params: { query: from ? { from } : {} }, ...inOrgHeader(orgId) };
   const usage = useQuery({
-    queryKey: tracingKeys.analytics(orgId, 'usage'),
+    queryKey: tracingKeys.analytics(orgId, 'usage', from),
     queryFn: async () => (await dataOf(api.GET('/api/analytics/usage', options))).data,
+    placeholderData: keepPreviousData,
   });
   const latency = useQuery({
-    queryKey: tracingKeys.analytics(orgId, 'latency'),
+    queryKey: tracingKeys.analytics(orgId, 'latency', from),
     queryFn: async () => (await dataOf(api.GET('/api/analytics/latency', options))).data,
+    placeholderData: keepPreviousData,
   });
   const errors = useQuery({
-    queryKey: tracingKeys.analytics(orgId, 'errors'),
+    queryKey: tracingKeys.analytics(orgId, 'errors', from),
     queryFn: async () => (await dataOf(api.GET('/api/analytics/errors', options))).data,
+    placeholderData: keepPreviousData,
   });
   return { usage, latency, errors };
 }
