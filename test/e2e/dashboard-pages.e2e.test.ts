@@ -8,10 +8,11 @@ import { orgPriceLimits } from '../../domain/tracing/org-prices.ts';
 import type { KeyValue } from '../../domain/tracing/otlp.ts';
 import type { UsdPerMillion } from '../../domain/tracing/prices.ts';
 import { postCharges } from '../../jobs/post-charges.ts';
-import { none, requestCost, usd, usdPrice } from '../../packages/dashboard/src/format.ts';
+import { count, none, requestCost, usd, usdPrice } from '../../packages/dashboard/src/format.ts';
 import { createDesktop } from '../../sandbox-runtime/desktop/index.ts';
 import { launchChromium } from '../harness/browser.ts';
 import { buildDashboard, noneLoading, screenshotFolder } from '../harness/dashboard.ts';
+import { largeAgentTrace } from '../harness/large-trace.ts';
 import { type ModelServer, scriptedModel, startModelServer } from '../harness/model-server.ts';
 import { eventually } from '../harness/platform.ts';
 import { exportSpans, llmSpan, spanId, traceId } from '../harness/tracing.ts';
@@ -25,11 +26,13 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // key (its name); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
 // found by its tool's name, opened as a tree beside its waterfall, its spans' messages read;
 // Settings > Prices, the org's own price for a model set, refused and removed, and a priced
-// generation's cost in the trace list, the trace and its span (issue 50, item 1); the pages at the
-// screen's width, quick time ranges in the address, the trace list's columns chosen and kept, Live
-// showing a new trace without a reload, an API message's backticks as code (issue 50, item 4); a
-// sandbox made with a key watched on its live screen. axe-core on every page (no serious or critical
-// violation), and each saved in test-results/dashboard/pages/.
+// generation's cost in the trace list, the trace and its span (issue 50, item 1); a trace of
+// 2,000 spans, only its rows in view in the page, scrolled to its end, moved through with the keys
+// and searched (issue 50, item 3); the pages at the screen's width, quick time ranges in the
+// address, the trace list's columns chosen and kept, Live showing a new trace without a reload, an
+// API message's backticks as code (issue 50, item 4); a sandbox made with a key watched on its
+// live screen. axe-core on every page (no serious or critical violation), and each saved in
+// test-results/dashboard/pages/.
 
 const screenshots = screenshotFolder('test-results/dashboard/pages');
 const { seen } = screenshots;
@@ -536,6 +539,100 @@ describe('the data pages of the dashboard', () => {
     await expect.poll(() => new URL(page.url()).searchParams.has('live')).toBe(false);
     await page.getByText(/; refreshed at /).waitFor({ state: 'detached' });
   });
+
+  it('opens a trace of 2,000 spans with only the rows in view in the page, scrolls to its end, and finds a deep span by search', async () => {
+    const spans = 2000;
+    await enableTracing(api.platform.admin, orgId);
+    const key = await orgKey(['traces:write'], 'large-tracer');
+    const large = largeAgentTrace(spans);
+    const sent = await exportSpans(api.platform.api, { spans: large.spans, key });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    expect(Number(sent.body.partialSuccess?.rejectedSpans ?? 0)).toBe(0);
+    const nodes = (tree: { children: unknown[] }[]): number =>
+      tree.reduce((sum, node) => sum + 1 + nodes(node.children as { children: unknown[] }[]), 0);
+    await eventually(
+      async () => {
+        const answer = await api.call('GET', `/api/traces/${large.traceId}`, { bearer: key });
+        const trace = answer.statusCode === 200 ? answer.json().data : undefined;
+        return trace?.span_count === spans && nodes(trace.spans) === spans ? true : undefined;
+      },
+      30_000,
+      'every span of the large trace read back',
+    );
+
+    await page.goto(orgPage(`tracing/traces/${large.traceId}`));
+    await page.getByRole('heading', { name: large.rootName, level: 1 }).waitFor();
+    const grid = page.getByRole('treegrid', { name: 'Spans' });
+    const rows = grid.locator('tbody tr');
+    const row = (index: number) => grid.locator(`tbody tr[aria-rowindex="${index}"]`);
+    await row(2).waitFor();
+    // The grid says it has every span's row (and the header's); the page holds those in view.
+    expect(await grid.getAttribute('aria-rowcount')).toBe(String(spans + 1));
+    const inPage = await rows.count();
+    expect(inPage).toBeGreaterThan(5);
+    expect(inPage).toBeLessThan(100);
+    await seen(page, 'trace-large');
+
+    // Scrolled to the end: the last span, in the scrolling box's view, still few rows in the page.
+    const scroller = page.locator('.span-grid-scroll');
+    /** Whether a row is wholly inside the scrolling box's view. */
+    const inView = async (target: typeof rows) => {
+      const [view, box] = [await scroller.boundingBox(), await target.boundingBox()];
+      return !!view && !!box && box.y >= view.y && box.y + box.height <= view.y + view.height + 1;
+    };
+    await scroller.evaluate('(box) => { box.scrollTop = box.scrollHeight; }');
+    const last = row(spans + 1);
+    await last.waitFor();
+    expect(await last.getAttribute('data-span-id')).toBe(large.last.spanId);
+    expect(await last.getByRole('button', { name: `${large.last.name},`, exact: false }).count()).toBe(1);
+    await expect.poll(() => inView(last)).toBe(true);
+    expect(await rows.count()).toBeLessThan(100);
+    await seen(page, 'trace-large-end');
+
+    // The keys reach every row: Home from the last goes to the first, which Left collapses (its
+    // subtree, every other span) and Right expands again.
+    const focusedRow = () =>
+      page.evaluate('document.activeElement?.closest("tr")?.getAttribute("aria-rowindex")');
+    await last.locator('.span-name').focus();
+    await page.keyboard.press('Home');
+    await expect.poll(focusedRow).toBe('2');
+    await page.keyboard.press('End');
+    await expect.poll(focusedRow).toBe(String(spans + 1));
+    await page.keyboard.press('Home');
+    await expect.poll(focusedRow).toBe('2');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => grid.getAttribute('aria-rowcount')).toBe('2');
+    expect(await row(2).getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => grid.getAttribute('aria-rowcount')).toBe(String(spans + 1));
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => grid.getAttribute('aria-rowcount')).toBe('2');
+
+    // Searched: the one span of that name, five levels under the collapsed root, shown and selected,
+    // its panel open, the focus left at the search for the next match.
+    await page.getByRole('searchbox', { name: 'Find spans by name, model or kind' }).fill('Reconcile_Ledger');
+    const status = page.locator('.span-search-status');
+    await expect.poll(() => status.textContent()).toBe(`${count(1)} of ${count(spans)} spans match`);
+    await page.getByRole('button', { name: 'Next match' }).click();
+    await page.waitForURL(new RegExp(`span=${large.deep.spanId}`));
+    await expect.poll(() => grid.getAttribute('aria-rowcount')).toBe(String(spans + 1));
+    const deep = grid.locator(`tbody tr[data-span-id="${large.deep.spanId}"]`);
+    await deep.waitFor();
+    expect(await deep.getAttribute('aria-level')).toBe(String(large.deep.depth + 1));
+    expect(
+      await deep
+        .getByRole('button', { name: /^execute_tool reconcile_ledger,/ })
+        .getAttribute('aria-pressed'),
+    ).toBe('true');
+    await expect.poll(() => inView(deep)).toBe(true);
+    const kind = page.getByRole('region', { name: large.deep.name }).locator('dt:text-is("Kind") + dd');
+    await kind.waitFor();
+    expect(await kind.textContent()).toBe('tool');
+    expect(await status.textContent()).toContain(`match 1 is selected: ${large.deep.name}`);
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Next match');
+    expect(await rows.count()).toBeLessThan(100);
+    await seen(page, 'trace-large-search');
+  }, 120_000);
 
   it('shows a sandbox made with a key, and its live screen showing the desktop', async () => {
     const key = await orgKey(['sandboxes:write'], 'sandbox-bot');

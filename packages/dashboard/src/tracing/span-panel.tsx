@@ -15,17 +15,22 @@ export function SpanPanel({
   orgId,
   traceId,
   spanId,
+  takeFocus = true,
   onClose,
 }: {
   orgId: string;
   traceId: string;
   spanId: string;
+  /** Whether the focus moves to the panel (not when the span was reached from the trace's search). */
+  takeFocus?: boolean;
   onClose: () => void;
 }) {
   const span = useSpan(orgId, traceId, spanId);
   const heading = useRef<HTMLHeadingElement>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the focus moves to each new span's panel
-  useEffect(() => heading.current?.focus(), [spanId, span.isSuccess]);
+  useEffect(() => {
+    if (takeFocus) heading.current?.focus();
+  }, [spanId, span.isSuccess]);
   return (
     <section className="span-panel card" aria-labelledby="span-title">
       <div className="panel-head">

@@ -1,12 +1,19 @@
 import type { SpanNode } from '../api/types.ts';
 
 // A trace's span tree as the rows the trace view shows: depth-first in the API's order (children
-// by start), each with its depth and its bar on the timeline as fractions of the trace's span.
-// Times are nanosecond decimal strings, so the arithmetic is in BigInt. Pure (test/data.unit.test.ts).
+// by start), each with its depth, its parent's row and where its subtree ends (so a collapsed
+// span's descendants are skipped in one step), and its bar on the timeline as fractions of the
+// trace's span. Times are nanosecond decimal strings, so the arithmetic is in BigInt. A trace
+// holds up to 10,000 spans (001, Limits), nested as deep as its sender made it: the walk is a
+// loop, not a recursion. Pure (test/data.unit.test.ts, test/span-rows.unit.test.ts).
 
 export interface SpanRow {
   span: SpanNode;
   depth: number;
+  /** The parent's row (its index in the rows), or -1 for a top-level span. */
+  parent: number;
+  /** The index after this span's last descendant: its subtree is the rows from its own to here. */
+  end: number;
   /** Where the bar starts and how wide it is, each 0..1 of the trace's time. */
   offset: number;
   width: number;
@@ -15,12 +22,24 @@ export interface SpanRow {
 }
 
 export function spanRows(roots: readonly SpanNode[]): SpanRow[] {
-  const flat: { span: SpanNode; depth: number }[] = [];
-  const walk = (span: SpanNode, depth: number) => {
-    flat.push({ span, depth });
-    for (const child of span.children) walk(child, depth + 1);
+  const flat: { span: SpanNode; depth: number; parent: number; end: number }[] = [];
+  // Depth first: a stack of the spans still to visit, each child pushed after its later siblings.
+  const stack: { span: SpanNode; depth: number; parent: number }[] = [];
+  const pushChildren = (spans: readonly SpanNode[], depth: number, parent: number) => {
+    for (let index = spans.length - 1; index >= 0; index -= 1)
+      stack.push({ span: spans[index]!, depth, parent });
   };
-  for (const root of roots) walk(root, 0);
+  pushChildren(roots, 0, -1);
+  // The rows whose subtree is still open, innermost last: each closes when a row not below it comes.
+  const open: number[] = [];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const index = flat.length;
+    while (open.length > 0 && open.at(-1) !== next.parent) flat[open.pop()!]!.end = index;
+    flat.push({ ...next, end: index + 1 });
+    open.push(index);
+    pushChildren(next.span.children, next.depth + 1, index);
+  }
+  for (const index of open) flat[index]!.end = flat.length;
   if (flat.length === 0) return [];
   const starts = flat.map(({ span }) => BigInt(span.start_time_unix_nano));
   const ends = flat.map(({ span }) => BigInt(span.end_time_unix_nano));
@@ -30,9 +49,42 @@ export function spanRows(roots: readonly SpanNode[]): SpanRow[] {
   for (const start of starts) if (start < first) first = start;
   for (const end of ends) if (end > last) last = end;
   const total = last > first ? Number(last - first) : 1;
-  return flat.map(({ span, depth }, index) => {
+  return flat.map(({ span, depth, parent, end }, index) => {
     const start = Number(starts[index]! - first);
     const length = Math.max(0, Number(ends[index]! - starts[index]!));
-    return { span, depth, offset: start / total, width: length / total, startsAtMs: start / 1e6 };
+    return {
+      span,
+      depth,
+      parent,
+      end,
+      offset: start / total,
+      width: length / total,
+      startsAtMs: start / 1e6,
+    };
   });
+}
+
+export const hasChildren = (row: SpanRow, index: number) => row.end > index + 1;
+
+/**
+ * The rows shown when the spans in `collapsed` (span ids) are collapsed: their indices in `rows`,
+ * each collapsed span shown and its subtree skipped.
+ */
+export function shownRows(rows: readonly SpanRow[], collapsed: ReadonlySet<string>): number[] {
+  if (collapsed.size === 0) return rows.map((_, index) => index);
+  const shown: number[] = [];
+  for (let index = 0; index < rows.length; ) {
+    const row = rows[index]!;
+    shown.push(index);
+    index = collapsed.has(row.span.span_id) ? row.end : index + 1;
+  }
+  return shown;
+}
+
+/** The span ids of a row's ancestors, its parent first: what must be expanded for it to show. */
+export function ancestorIds(rows: readonly SpanRow[], index: number): string[] {
+  const ids: string[] = [];
+  for (let parent = rows[index]?.parent ?? -1; parent >= 0; parent = rows[parent]!.parent)
+    ids.push(rows[parent]!.span.span_id);
+  return ids;
 }
