@@ -473,7 +473,7 @@ describe('another org', () => {
     expect((await session('conv-1')).body.data.trace_count).toBe(3);
   });
 
-  it('is 404 for a session or user only another org has', async () => {
+  it('is 404 for a session only another org has, and for a user nobody sent', async () => {
     expect((await session('conv-2', '', stranger.key)).status).toBe(404);
     expect((await user('nobody-here', '', stranger.key)).status).toBe(404);
   });
