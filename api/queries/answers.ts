@@ -1,18 +1,24 @@
 import { usdOfNano } from '../../domain/tracing/prices.ts';
+import type { ActivityTotals, SessionActivity } from '../../domain/tracing/queries-sessions.ts';
 import type { SpanTreeNode } from '../../domain/tracing/queries-tree.ts';
 import type { StoredSpan } from '../../domain/tracing/span.ts';
 import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
-import type { SpanNodeAnswer, TraceItem } from './schemas.ts';
+import type { SessionTrace, SpanNodeAnswer, TraceItem } from './schemas.ts';
+import type { Turn, TurnSide } from './sessions-store.ts';
 import type { FullSpan } from './spans-store.ts';
+import type { ListedTrace } from './traces-store.ts';
 
 // Domain values → the query surface's wire shapes (api/queries/schemas.ts), snake_case. The list
 // and the single trace share `traceItem`, so a trace reads the same in both.
 
+/** An instant in nanoseconds as ISO 8601, millisecond precision. */
+const iso = (nanos: bigint) => new Date(Number(nanos / 1_000_000n)).toISOString();
+
 /** Millisecond precision for people; the exact nanoseconds travel beside it as text. */
 function times(start: bigint, end: bigint) {
   return {
-    start_time: new Date(Number(start / 1_000_000n)).toISOString(),
-    end_time: new Date(Number(end / 1_000_000n)).toISOString(),
+    start_time: iso(start),
+    end_time: iso(end),
     start_time_unix_nano: start.toString(),
     end_time_unix_nano: end.toString(),
     duration_ms: end > start ? Number(end - start) / 1e6 : 0,
@@ -107,5 +113,77 @@ export function spanDetail({ span, traceFirstReceivedAt }: FullSpan) {
     resource_attributes: asObject(parsed(span.resourceAttributes)),
     scope_name: span.scopeName,
     scope_version: span.scopeVersion,
+  };
+}
+
+function activity(totals: ActivityTotals) {
+  return {
+    trace_count: totals.traceCount,
+    error_count: totals.errorCount,
+    input_tokens: totals.inputTokens,
+    output_tokens: totals.outputTokens,
+    total_cost_usd: usdOrNull(totals.costNanoUsd),
+  };
+}
+
+function turnSide(side: TurnSide | null) {
+  if (side === null) return null;
+  return {
+    span_id: side.spanId,
+    source: side.source,
+    content: parsed(side.content),
+    truncated: side.truncated,
+  };
+}
+
+/** A trace of a session: the trace as the list shows it, and its turn of the conversation. */
+export function sessionTrace(trace: ListedTrace, turn: Turn | undefined): SessionTrace {
+  return {
+    ...traceItem(trace.summary, trace.models),
+    input: turnSide(turn?.input ?? null),
+    output: turnSide(turn?.output ?? null),
+  };
+}
+
+export function sessionData(
+  sessionId: string,
+  totals: ActivityTotals,
+  userIds: string[],
+  traces: SessionTrace[],
+) {
+  return {
+    session_id: sessionId,
+    first_time: iso(totals.firstStartUnixNano),
+    last_time: iso(totals.lastEndUnixNano),
+    ...activity(totals),
+    user_ids: userIds,
+    traces,
+  };
+}
+
+export function userSession(session: SessionActivity) {
+  return {
+    session_id: session.sessionId,
+    first_time: iso(session.firstStartUnixNano),
+    last_time: iso(session.lastEndUnixNano),
+    ...activity(session),
+  };
+}
+
+export function userData(
+  userId: string,
+  totals: ActivityTotals,
+  sessionCount: number,
+  sessions: SessionActivity[],
+  latest: ListedTrace[],
+) {
+  return {
+    user_id: userId,
+    first_seen: iso(totals.firstStartUnixNano),
+    last_seen: iso(totals.lastEndUnixNano),
+    ...activity(totals),
+    session_count: sessionCount,
+    sessions: sessions.map(userSession),
+    latest_traces: latest.map((trace) => traceItem(trace.summary, trace.models)),
   };
 }

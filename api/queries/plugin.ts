@@ -1,16 +1,37 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { encodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
+import { encodeSessionCursor, encodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
+import {
+  newestTraces,
+  sessionsAfter,
+  sessionsOf,
+  totalsOf,
+  tracesAfter,
+  valuesOf,
+} from '../../domain/tracing/queries-sessions.ts';
 import { buildSpanTree } from '../../domain/tracing/queries-tree.ts';
 import { summarizeTrace } from '../../domain/tracing/trace-summary.ts';
 import type { ClickHouseReads } from '../clickhouse-reads.ts';
 import { errorResponses } from '../error-responses.ts';
 import { ApiError, errorHandler, jsonErrorFormat } from '../errors.ts';
 import { errorsByDayAndKind, latencyByKind, usageByModel } from './analytics-store.ts';
-import { spanDetail, spanNode, traceItem, traceModels, usdOrNull } from './answers.ts';
+import {
+  sessionData,
+  sessionTrace,
+  spanDetail,
+  spanNode,
+  traceItem,
+  traceModels,
+  usdOrNull,
+  userData,
+} from './answers.ts';
 import {
   analyticsQuery,
   errorsAnswer,
   latencyAnswer,
+  latestTraceCount,
+  sessionAnswer,
+  sessionParams,
+  sessionQuery,
   spanAnswer,
   spanParams,
   traceAnswer,
@@ -18,11 +39,15 @@ import {
   traceListQuery,
   traceParams,
   usageAnswer,
+  userAnswer,
+  userParams,
+  userQuery,
 } from './schemas.ts';
+import { conversationTurns, tracesWith } from './sessions-store.ts';
 import { findSpan, traceSpans } from './spans-store.ts';
 import { listTraces } from './traces-store.ts';
 
-// The query surface (GET /api/traces…, /api/analytics/…): reads of the spans read model in
+// The query surface (GET /api/traces…, /api/sessions/…, /api/users/…, /api/analytics/…): reads of the spans read model in
 // ClickHouse, never Kafka. Every route needs a key with `traces:write`, the contract's only
 // tracing scope, and sees only the key's org.
 
@@ -115,6 +140,84 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ readModels: ClickHouseReads 
       );
       if (!found) throw notFound('span');
       return { data: spanDetail(found) };
+    },
+  );
+
+  app.get(
+    '/sessions/:sessionId',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: 'One session: its totals and its traces in the order they started, each with its messages',
+        params: sessionParams,
+        querystring: sessionQuery,
+        response: { 200: sessionAnswer, ...errorResponses('traces.one') },
+      },
+    },
+    async (request) => {
+      const { sessionId } = request.params;
+      const { cursor, limit } = request.query;
+      const { traces, page, turns } = await readModels.read(async (clickhouse) => {
+        const traces = await tracesWith(clickhouse, orgOf(request), 'sessionId', sessionId);
+        const page = tracesAfter(traces, cursor, limit);
+        const ids = page.items.map((trace) => trace.summary.traceId);
+        return { traces, page, turns: await conversationTurns(clickhouse, orgOf(request), ids) };
+      });
+      if (traces.length === 0) throw notFound('session');
+      const last = page.items.at(-1)?.summary;
+      return {
+        data: sessionData(
+          sessionId,
+          totalsOf(traces.map((trace) => trace.summary)),
+          valuesOf(
+            traces.map((trace) => trace.summary),
+            'userId',
+          ),
+          page.items.map((trace) => sessionTrace(trace, turns.get(trace.summary.traceId))),
+        ),
+        next_cursor:
+          page.more && last
+            ? encodeTraceCursor({ startTimeUnixNano: last.startTimeUnixNano, traceId: last.traceId })
+            : null,
+      };
+    },
+  );
+
+  app.get(
+    '/users/:userId',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: 'One user: its totals, its sessions newest first, and its newest traces',
+        params: userParams,
+        querystring: userQuery,
+        response: { 200: userAnswer, ...errorResponses('traces.one') },
+      },
+    },
+    async (request) => {
+      const { userId } = request.params;
+      const { cursor, limit } = request.query;
+      const traces = await readModels.read((clickhouse) =>
+        tracesWith(clickhouse, orgOf(request), 'userId', userId),
+      );
+      if (traces.length === 0) throw notFound('user');
+      const summaries = traces.map((trace) => trace.summary);
+      const sessions = sessionsOf(summaries);
+      const page = sessionsAfter(sessions, cursor, limit);
+      const last = page.items.at(-1);
+      return {
+        data: userData(
+          userId,
+          totalsOf(summaries),
+          sessions.length,
+          page.items,
+          newestTraces(traces, latestTraceCount),
+        ),
+        next_cursor:
+          page.more && last
+            ? encodeSessionCursor({ lastEndUnixNano: last.lastEndUnixNano, sessionId: last.sessionId })
+            : null,
+      };
     },
   );
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
+import { decodeSessionCursor, decodeTraceCursor } from '../../domain/tracing/queries-cursor.ts';
 import { spanKinds } from '../../domain/tracing/span.ts';
 
 // The query surface's query strings and answers (snake_case on the wire). Query strings are parsed
@@ -18,15 +18,29 @@ const isoTime = z.iso
 const filterText = (what: string) =>
   z.string().min(1, `give a non-empty ${what}`).max(8192, `a ${what} is at most 8,192 characters`);
 
-const cursor = z.string().transform((text, context) => {
-  const decoded = decodeTraceCursor(text);
-  if (decoded) return decoded;
-  context.addIssue({
-    code: 'custom',
-    message: 'not a cursor this API returned (pass next_cursor unchanged)',
+const cursorOf = <Cursor>(decode: (text: string) => Cursor | undefined) =>
+  z.string().transform((text, context) => {
+    const decoded = decode(text);
+    if (decoded) return decoded;
+    context.addIssue({
+      code: 'custom',
+      message: 'not a cursor this API returned (pass next_cursor unchanged)',
+    });
+    return z.NEVER;
   });
-  return z.NEVER;
-});
+
+const cursor = cursorOf(decodeTraceCursor);
+
+/** A page's size: a whole number from 1 to `max`. */
+const pageLimit = (max: number, byDefault: number) => {
+  const message = `expected a whole number from 1 to ${max}`;
+  return z.coerce
+    .number({ error: message })
+    .int(message)
+    .min(1, message)
+    .max(max, message)
+    .default(byDefault);
+};
 
 export const traceListQuery = z
   .object({
@@ -41,12 +55,7 @@ export const traceListQuery = z
     name: filterText('name')
       .optional()
       .describe('Traces with a span whose name contains this text, ignoring case.'),
-    limit: z.coerce
-      .number({ error: 'expected a whole number from 1 to 100' })
-      .int('expected a whole number from 1 to 100')
-      .min(1, 'expected a whole number from 1 to 100')
-      .max(100, 'expected a whole number from 1 to 100')
-      .default(50),
+    limit: pageLimit(100, 50),
     cursor: cursor.optional().describe('next_cursor of the previous page.'),
   })
   .refine((query) => !query.from || !query.to || query.from < query.to, {
@@ -172,6 +181,110 @@ export const spanAnswer = z.object({
     scope_name: z.string(),
     scope_version: z.string(),
   }),
+});
+
+// A session and a user (issue 50, item 2): their values added up over their traces, each trace in
+// the session and for the user its own trace-level values name (001, "Trace-level values").
+
+/** A path parameter is at most 100 characters (Fastify's limit, 414 beyond it). */
+export const sessionParams = z.object({
+  sessionId: z.string().min(1).describe("The session id the trace's spans carried (`session.id`, …)."),
+});
+export const userParams = z.object({
+  userId: z.string().min(1).describe("The user id the trace's spans carried (`user.id`, …)."),
+});
+
+/** A session's traces per page, at most: each brings its input and output messages. */
+export const maxSessionPage = 50;
+/** A user's newest traces, shown beside its sessions. */
+export const latestTraceCount = 10;
+
+export const sessionQuery = z.object({
+  limit: pageLimit(maxSessionPage, 20).describe('Traces per page.'),
+  cursor: cursor.optional().describe('next_cursor of the previous page.'),
+});
+
+export const userQuery = z.object({
+  limit: pageLimit(100, 20).describe('Sessions per page.'),
+  cursor: cursorOf(decodeSessionCursor).optional().describe('next_cursor of the previous page.'),
+});
+
+export type SessionQuery = z.output<typeof sessionQuery>;
+export type UserQuery = z.output<typeof userQuery>;
+
+const activity = {
+  trace_count: z.number().int(),
+  error_count: z.number().int().describe('Error spans (status code 2) over the traces.'),
+  input_tokens: z.number().int().describe('Over generation spans only (001, Trace-level values).'),
+  output_tokens: z.number().int(),
+  total_cost_usd: z
+    .number()
+    .nullable()
+    .describe('USD over the traces that have a cost (`total_cost_usd`); null when none has one.'),
+};
+
+const turnSide = z
+  .object({
+    span_id: z.string().describe('The span it is read from: `GET /api/traces/{traceId}/spans/{spanId}`.'),
+    source: z
+      .enum(['generation', 'root'])
+      .describe("A generation's, or the root span's when no generation of the trace stored one."),
+    content: z.unknown().describe('As stored: `{ messages: [...] }` or `{ value: ... }`.'),
+    truncated: z.boolean().describe('Cut to the stored limit (001, Limits).'),
+  })
+  .nullable();
+
+export const sessionTrace = traceItem.extend({
+  input: turnSide.describe(
+    "The turn's input: the first generation's (by start) that stored one, else the root span's; null when neither did.",
+  ),
+  output: turnSide.describe(
+    "The turn's output: the last generation's (by start) that stored one, else the root span's; null when neither did.",
+  ),
+});
+
+export type SessionTrace = z.infer<typeof sessionTrace>;
+
+export const sessionAnswer = z.object({
+  data: z.object({
+    session_id: z.string(),
+    first_time: z.string().describe('The earliest start of its traces, ISO 8601, millisecond precision.'),
+    last_time: z.string().describe('The latest end of its traces.'),
+    ...activity,
+    user_ids: z.array(z.string()).describe('The users of its traces, each trace its own (001), sorted.'),
+    traces: z
+      .array(sessionTrace)
+      .describe('A page of its traces in the order they started (start, then trace id): the conversation.'),
+  }),
+  next_cursor: z.string().nullable(),
+});
+
+export const userSession = z.object({
+  session_id: z.string(),
+  first_time: z.string(),
+  last_time: z.string(),
+  ...activity,
+});
+
+export const userAnswer = z.object({
+  data: z.object({
+    user_id: z.string(),
+    first_seen: z.string().describe('The earliest start of its traces, ISO 8601, millisecond precision.'),
+    last_seen: z.string().describe('The latest end of its traces.'),
+    ...activity,
+    session_count: z.number().int().describe('Sessions of its traces; a trace may have none.'),
+    sessions: z
+      .array(userSession)
+      .describe(
+        "A page of its sessions, newest activity (latest end) first, each over the user's traces in it.",
+      ),
+    latest_traces: z
+      .array(traceItem)
+      .describe(
+        `Its ${latestTraceCount} newest traces, newest first; \`GET /api/traces?user_id=\` pages them all.`,
+      ),
+  }),
+  next_cursor: z.string().nullable().describe('The next page of its sessions.'),
 });
 
 const range = { from: z.string(), to: z.string() };

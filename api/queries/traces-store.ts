@@ -39,14 +39,23 @@ const precedenceLength = 41;
 const withoutPrecedence = (candidate: SqlFragment) => sql`substring(${candidate}, ${precedenceLength + 1})`;
 
 /** The fragment column of each trace value's candidates. */
-const traceValues = {
+export const traceValues = {
   sessionId: identifier('trace_session_id'),
   userId: identifier('trace_user_id'),
   service: identifier('trace_service'),
   environment: identifier('trace_environment'),
 };
 type TraceValue = keyof typeof traceValues;
-const traceValue = (column: SqlFragment) => withoutPrecedence(sql`min(${column})`);
+/** The trace's value: its fragments' least candidate, without the precedence. */
+export const traceValue = (column: SqlFragment) => withoutPrecedence(sql`min(${column})`);
+
+/**
+ * A fragment whose candidate is `given` behind a precedence: a cheaper test than cutting the
+ * precedence off. The trace has the value when that candidate is also its least (`traceValue`).
+ */
+export function hasCandidate(column: SqlFragment, given: string): SqlFragment {
+  return sql`endsWith(${column}, ${given}) AND length(${column}) = ${precedenceLength + Buffer.byteLength(given)}`;
+}
 
 /** The trace's distinct `generation` spans as (id, input, output, cost): a copy of a span adds nothing. */
 const generations = sql`groupUniqArrayArray(arrayMap((id, input, output, cost) -> tuple(id, input, output, cost),
@@ -60,7 +69,7 @@ const generationCost = sql`if(arrayExists(g -> isNotNull(tupleElement(g, 4)), ${
   arraySum(g -> ifNull(tupleElement(g, 4), 0), ${generations}), NULL)`;
 
 /** The trace-level values of 001 ("Trace-level values"), as summarizeTrace computes them. */
-const traceAggregates = sql`
+export const traceAggregates = sql`
   ${traceStart} AS trace_start,
   max(max_end_time_unix_nano) AS trace_end,
   length(groupUniqArrayArray(span_ids)) AS span_count,
@@ -75,7 +84,7 @@ const traceAggregates = sql`
   ${traceValue(traceValues.environment)} AS environment_value,
   arraySort(groupUniqArrayArray(span_models)) AS models`;
 
-interface TraceRow {
+export interface TraceRow {
   trace_hex: string;
   trace_start: string;
   trace_end: string;
@@ -97,7 +106,7 @@ export interface ListedTrace {
   models: string[];
 }
 
-function listedTrace(row: TraceRow): ListedTrace {
+export function listedTrace(row: TraceRow): ListedTrace {
   return {
     summary: {
       traceId: row.trace_hex,
@@ -150,12 +159,7 @@ function traceConditions(orgId: string, filter: TraceFilter, lower: bigint) {
   for (const name of Object.keys(traceValues) as TraceValue[]) {
     const given = filter[name];
     if (given === undefined) continue;
-    // The candidate is `given` behind a precedence: a cheaper test than cutting the precedence off.
-    const candidate = traceValues[name];
-    const length = precedenceLength + Buffer.byteLength(given);
-    fragment.push(
-      withFragment(orgId, lower, sql`endsWith(${candidate}, ${given}) AND length(${candidate}) = ${length}`),
-    );
+    fragment.push(withFragment(orgId, lower, hasCandidate(traceValues[name], given)));
     exact.push(sql`${traceValue(traceValues[name])} = ${given}`);
   }
   const anySpan = [

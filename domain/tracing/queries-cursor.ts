@@ -23,3 +23,27 @@ export function decodeTraceCursor(text: string): TraceCursor | undefined {
   if (startTimeUnixNano > maxUint64) return undefined;
   return { startTimeUnixNano, traceId: match[2]! };
 }
+
+// The cursor of a user's sessions (GET /api/users/:userId): a keyset on (last activity, session
+// id), newest activity first, naming the last session of a page. A session id is any text the
+// instrumentation sent, so it travels after the first dot, where no digit of the time can be.
+
+export interface SessionCursor {
+  lastEndUnixNano: bigint;
+  sessionId: string;
+}
+
+/** Opaque to callers: base64url of `<last end nanoseconds>.<session id>`. */
+export function encodeSessionCursor(cursor: SessionCursor): string {
+  return Buffer.from(`${cursor.lastEndUnixNano}.${cursor.sessionId}`, 'utf8').toString('base64url');
+}
+
+/** Undefined for anything `encodeSessionCursor` did not write. */
+export function decodeSessionCursor(text: string): SessionCursor | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  const match = /^(\d{1,20})\.([\s\S]*)$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
+  if (!match) return undefined;
+  const lastEndUnixNano = BigInt(match[1]!);
+  if (lastEndUnixNano > maxUint64) return undefined;
+  return { lastEndUnixNano, sessionId: match[2]! };
+}

@@ -9,6 +9,7 @@ import type { KeyValue } from '../../domain/tracing/otlp.ts';
 import type { UsdPerMillion } from '../../domain/tracing/prices.ts';
 import { postCharges } from '../../jobs/post-charges.ts';
 import { count, none, requestCost, usd, usdPrice } from '../../packages/dashboard/src/format.ts';
+import { sessionPath, userPath } from '../../packages/dashboard/src/paths.ts';
 import { createDesktop } from '../../sandbox-runtime/desktop/index.ts';
 import { launchChromium } from '../harness/browser.ts';
 import { buildDashboard, noneLoading, screenshotFolder } from '../harness/dashboard.ts';
@@ -26,12 +27,13 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // key (its name); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
 // found by its tool's name, opened as a tree beside its waterfall, its spans' messages read;
 // Settings > Prices, the org's own price for a model set, refused and removed, and a priced
-// generation's cost in the trace list, the trace and its span (issue 50, item 1); a trace of
-// 2,000 spans, only its rows in view in the page, scrolled to its end, moved through with the keys
-// and searched (issue 50, item 3); the pages at the screen's width, quick time ranges in the
-// address, the trace list's columns chosen and kept, Live showing a new trace without a reload, an
-// API message's backticks as code (issue 50, item 4); a sandbox made with a key watched on its
-// live screen. axe-core on every page (no serious or critical violation), and each saved in
+// generation's cost in the trace list, the trace and its span (issue 50, item 1); a session read
+// as its conversation and a user's sessions and traces (issue 50, item 2); a trace of 2,000
+// spans, only its rows in view in the page, scrolled to its end, moved through with the keys and
+// searched (issue 50, item 3); the pages at the screen's width, quick time ranges in the address,
+// the trace list's columns chosen and kept, Live showing a new trace without a reload, an API
+// message's backticks as code (issue 50, item 4); a sandbox made with a key watched on its live
+// screen. axe-core on every page (no serious or critical violation), and each saved in
 // test-results/dashboard/pages/.
 
 const screenshots = screenshotFolder('test-results/dashboard/pages');
@@ -634,6 +636,75 @@ describe('the data pages of the dashboard', () => {
     await seen(page, 'trace-large-search');
   }, 120_000);
 
+  it("reads a session as its conversation, turn by turn, and a user's sessions and latest traces", async () => {
+    await enableTracing(api.platform.admin, orgId);
+    const key = await orgKey(['traces:write'], 'session-tracer');
+    const sent = await exportSpans(api.platform.api, { spans: conversation(), key, format: 'json' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const mini = defaultPrice('gpt-4o-mini');
+    const cost = usd((1000 * mini.usdPerMillion.input + 200 * mini.usdPerMillion.output) / 1_000_000);
+
+    await page.goto(`${base}${sessionPath(orgId, 'sess-lisbon')}`);
+    const turns = page.locator('ol.turns > li');
+    await reloadUntil(async () => (await turns.count()) === 2, 'both turns of the session');
+    await page.getByRole('heading', { name: 'Session sess-lisbon', level: 1 }).waitFor();
+    expect(await factOf('Traces').textContent()).toBe('2');
+    expect(await factOf('Tokens').textContent()).toBe('1,300 in, 230 out');
+    expect(await factOf('Cost').textContent()).toBe(cost);
+    expect(await factOf('Failed spans').textContent()).toBe('1');
+
+    // In the order they started: the flight, then the hotel.
+    const flight = page.getByRole('article', { name: 'ask-flight' });
+    const hotel = page.getByRole('article', { name: 'ask-hotel' });
+    expect(await turns.nth(0).getByRole('heading', { level: 3 }).textContent()).toBe('ask-flight');
+    await flight.getByText('Find me a flight to Lisbon').waitFor();
+    await flight.getByText('TP 1352 leaves at 09:40.').waitFor();
+    expect(await flight.locator('.turn-figures').textContent()).toContain(cost);
+    // The hotel turn's input repeats the flight turn: only what is new shows, the rest one click away.
+    await hotel.getByText('And a hotel near the river?').waitFor();
+    await hotel.getByText('Memmo Alfama has a room on the 12th.').waitFor();
+    expect(await hotel.getByText('Find me a flight to Lisbon').isVisible()).toBe(false);
+    expect(await hotel.locator('.turn-figures').textContent()).toContain(`${none}`);
+    expect(await hotel.locator('.error-badge').textContent()).toContain('1 failed span');
+    await seen(page, 'session');
+    await hotel.getByText('The 2 earlier messages it was sent').click();
+    await hotel.getByText('Find me a flight to Lisbon').waitFor();
+    await seen(page, 'session-earlier-messages');
+
+    // A turn is the way to its trace, and to the span its messages were read from.
+    await hotel.getByRole('link', { name: /^From its last generation/ }).click();
+    await page.getByRole('heading', { name: 'ask-hotel', level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'chat house-model' }).getByText('Memmo Alfama').first().waitFor();
+    await page.goBack();
+    await flight.getByRole('link', { name: 'ask-flight' }).click();
+    await page.getByRole('heading', { name: 'ask-flight', level: 1 }).waitFor();
+    await page.goBack();
+
+    // Its user: figures, the session (to its conversation), the newest traces.
+    await page.getByRole('link', { name: 'user-ada' }).click();
+    await page.waitForURL(new RegExp(`${userPath(orgId, 'user-ada')}$`));
+    await page.getByRole('heading', { name: 'User user-ada', level: 1 }).waitFor();
+    expect(await factOf('Traces').textContent()).toBe('2');
+    expect(await factOf('Sessions').textContent()).toBe('1');
+    expect(await factOf('Cost').textContent()).toBe(cost);
+    const sessions = page.getByRole('table', { name: 'Sessions' });
+    const row = sessions.getByRole('row').filter({ has: page.getByRole('link', { name: 'sess-lisbon' }) });
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('2');
+    const latest = page.getByRole('table', { name: 'Latest traces' });
+    expect(await latest.locator('tbody th').allTextContents()).toEqual(['ask-hotel', 'ask-flight']);
+    await seen(page, 'user');
+    await row.getByRole('link', { name: 'sess-lisbon' }).click();
+    await page.getByRole('heading', { name: 'Session sess-lisbon', level: 1 }).waitFor();
+
+    // A session the org has none of: the API's 404, said on the page.
+    await page.goto(`${base}${sessionPath(orgId, 'sess-nobody-had')}`);
+    await page
+      .getByRole('alert')
+      .getByText(/No session with this id/)
+      .waitFor();
+    await seen(page, 'session-not-found');
+  });
+
   it('shows a sandbox made with a key, and its live screen showing the desktop', async () => {
     const key = await orgKey(['sandboxes:write'], 'sandbox-bot');
     const created = await api.call('POST', '/api/sandboxes', {
@@ -916,4 +987,89 @@ function agentTrace() {
       ],
     }),
   ];
+}
+
+/**
+ * A session of two turns, a minute apart, of user-ada: a flight asked for and found (gpt-4o-mini,
+ * priced by default), then a hotel, whose chat is sent the flight turn again (a model without a
+ * price) beside a failed tool call.
+ */
+function conversation() {
+  const start = BigInt(Date.now() - 120_000) * 1_000_000n;
+  const ms = (n: number) => start + BigInt(n) * 1_000_000n;
+  const context = [text('session.id', 'sess-lisbon'), text('user.id', 'user-ada')];
+  const message = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] });
+  const turn = (
+    at: number,
+    name: string,
+    model: string,
+    tokens: [number, number],
+    input: unknown[],
+    answer: string,
+  ) => {
+    const trace = traceId();
+    const root = spanId();
+    return {
+      trace,
+      root,
+      spans: [
+        llmSpan({
+          traceId: trace,
+          spanId: root,
+          name,
+          startTimeUnixNano: ms(at),
+          endTimeUnixNano: ms(at + 2000),
+          attributes: [text('gen_ai.operation.name', 'invoke_agent'), ...context],
+        }),
+        llmSpan({
+          traceId: trace,
+          spanId: spanId(),
+          parentSpanId: root,
+          name: `chat ${model}`,
+          startTimeUnixNano: ms(at + 100),
+          endTimeUnixNano: ms(at + 1500),
+          attributes: [
+            text('gen_ai.operation.name', 'chat'),
+            text('gen_ai.request.model', model),
+            int('gen_ai.usage.input_tokens', tokens[0]),
+            int('gen_ai.usage.output_tokens', tokens[1]),
+            text('gen_ai.input.messages', JSON.stringify(input)),
+            text('gen_ai.output.messages', JSON.stringify([message('assistant', answer)])),
+            ...context,
+          ],
+        }),
+      ],
+    };
+  };
+  const flight = turn(
+    0,
+    'ask-flight',
+    'gpt-4o-mini',
+    [1000, 200],
+    [message('user', 'Find me a flight to Lisbon')],
+    'TP 1352 leaves at 09:40.',
+  );
+  const hotel = turn(
+    60_000,
+    'ask-hotel',
+    'house-model',
+    [300, 30],
+    [
+      message('user', 'Find me a flight to Lisbon'),
+      message('assistant', 'TP 1352 leaves at 09:40.'),
+      message('user', 'And a hotel near the river?'),
+    ],
+    'Memmo Alfama has a room on the 12th.',
+  );
+  const failedTool = llmSpan({
+    traceId: hotel.trace,
+    spanId: spanId(),
+    parentSpanId: hotel.root,
+    name: 'execute_tool search_hotels',
+    startTimeUnixNano: ms(60_000 + 1600),
+    endTimeUnixNano: ms(60_000 + 1900),
+    attributes: [text('gen_ai.operation.name', 'execute_tool'), text('gen_ai.tool.name', 'search_hotels')],
+    status: { code: 2, message: 'hotel API timed out' },
+  });
+  return [...flight.spans, ...hotel.spans, failedTool];
 }

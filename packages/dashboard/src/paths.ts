@@ -28,6 +28,24 @@ export function orgPath(orgId: string, page = ''): string {
   return `/orgs/${encodeURIComponent(orgId)}${page}`;
 }
 
+/** A trace's page: `tracePath('org_1', 'ab12…')` → `/orgs/org_1/tracing/traces/ab12…`. */
+export function tracePath(orgId: string, traceId: string): string {
+  return orgPath(orgId, `/tracing/traces/${encodeURIComponent(traceId)}`);
+}
+
+/**
+ * A session's page, the conversation of its traces: any text the instrumentation sent is an id,
+ * so it is one path segment, encoded (`a/b c` → `/orgs/org_1/tracing/sessions/a%2Fb%20c`).
+ */
+export function sessionPath(orgId: string, sessionId: string): string {
+  return orgPath(orgId, `/tracing/sessions/${encodeURIComponent(sessionId)}`);
+}
+
+/** A user's page, its sessions and traces, as `sessionPath` for a session. */
+export function userPath(orgId: string, userId: string): string {
+  return orgPath(orgId, `/tracing/users/${encodeURIComponent(userId)}`);
+}
+
 /** The same page in another org: `/orgs/a/settings/keys` → `/orgs/b/settings/keys`. */
 export function inOrg(pathname: string, orgId: string): string {
   const org = orgPath(orgId);

@@ -56,6 +56,14 @@ export const routes: RouteObject[] = [
             lazy: async () => ({ Component: (await import('./tracing/trace-view.tsx')).TracePage }),
           },
           {
+            path: 'tracing/sessions/:sessionId',
+            lazy: async () => ({ Component: (await import('./tracing/session-view.tsx')).SessionPage }),
+          },
+          {
+            path: 'tracing/users/:userId',
+            lazy: async () => ({ Component: (await import('./tracing/user-view.tsx')).UserPage }),
+          },
+          {
             path: 'sandboxes',
             lazy: async () => ({ Component: (await import('./sandboxes/sandboxes.tsx')).SandboxesPage }),
           },

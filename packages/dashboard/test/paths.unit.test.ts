@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { fieldOf, inOrg, loginPath, orgPath, safeNext, signupPath } from '../src/paths.ts';
+import {
+  fieldOf,
+  inOrg,
+  loginPath,
+  orgPath,
+  safeNext,
+  sessionPath,
+  signupPath,
+  tracePath,
+  userPath,
+} from '../src/paths.ts';
 
 describe('safeNext', () => {
   it('keeps a path of this site, with its query', () => {
@@ -57,4 +67,12 @@ describe('fieldOf', () => {
     expect(fieldOf('emails', fields)).toBeUndefined();
     expect(fieldOf(undefined, fields)).toBeUndefined();
   });
+});
+
+it('tracePath, sessionPath and userPath give each id one path segment of its page', () => {
+  expect(tracePath('org_1', 'ab12')).toBe('/orgs/org_1/tracing/traces/ab12');
+  expect(sessionPath('org_1', 'sess-42')).toBe('/orgs/org_1/tracing/sessions/sess-42');
+  expect(sessionPath('org_1', 'chat/7 #2?x')).toBe('/orgs/org_1/tracing/sessions/chat%2F7%20%232%3Fx');
+  expect(userPath('org_1', 'ada@example.com')).toBe('/orgs/org_1/tracing/users/ada%40example.com');
+  expect(decodeURIComponent(userPath('org_1', 'ü/ser').split('/').at(-1)!)).toBe('ü/ser');
 });

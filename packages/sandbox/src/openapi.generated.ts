@@ -14653,6 +14653,266 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One session: its totals and its traces in the order they started, each with its messages */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page. */
+                    cursor?: string;
+                    /** @description Traces per page. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The session id the trace's spans carried (`session.id`, …). */
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Error spans (status code 2) over the traces. */
+                                error_count: number;
+                                /** @description The earliest start of its traces, ISO 8601, millisecond precision. */
+                                first_time: string;
+                                /** @description Over generation spans only (001, Trace-level values). */
+                                input_tokens: number;
+                                /** @description The latest end of its traces. */
+                                last_time: string;
+                                output_tokens: number;
+                                session_id: string;
+                                /** @description USD over the traces that have a cost (`total_cost_usd`); null when none has one. */
+                                total_cost_usd: number | null;
+                                trace_count: number;
+                                /** @description A page of its traces in the order they started (start, then trace id): the conversation. */
+                                traces: {
+                                    duration_ms: number;
+                                    end_time: string;
+                                    end_time_unix_nano: string;
+                                    environment: string | null;
+                                    error_count: number;
+                                    /** @description The turn's input: the first generation's (by start) that stored one, else the root span's; null when neither did. */
+                                    input: {
+                                        /** @description As stored: `{ messages: [...] }` or `{ value: ... }`. */
+                                        content: unknown;
+                                        /**
+                                         * @description A generation's, or the root span's when no generation of the trace stored one.
+                                         * @enum {string}
+                                         */
+                                        source: "generation" | "root";
+                                        /** @description The span it is read from: `GET /api/traces/{traceId}/spans/{spanId}`. */
+                                        span_id: string;
+                                        /** @description Cut to the stored limit (001, Limits). */
+                                        truncated: boolean;
+                                    } | null;
+                                    /** @description Over generation spans only (001, Trace-level values). */
+                                    input_tokens: number;
+                                    models: string[];
+                                    /** @description The turn's output: the last generation's (by start) that stored one, else the root span's; null when neither did. */
+                                    output: {
+                                        /** @description As stored: `{ messages: [...] }` or `{ value: ... }`. */
+                                        content: unknown;
+                                        /**
+                                         * @description A generation's, or the root span's when no generation of the trace stored one.
+                                         * @enum {string}
+                                         */
+                                        source: "generation" | "root";
+                                        /** @description The span it is read from: `GET /api/traces/{traceId}/spans/{spanId}`. */
+                                        span_id: string;
+                                        /** @description Cut to the stored limit (001, Limits). */
+                                        truncated: boolean;
+                                    } | null;
+                                    output_tokens: number;
+                                    /** @description Null while the root span has not arrived. */
+                                    root_span_name: string | null;
+                                    service: string | null;
+                                    session_id: string | null;
+                                    span_count: number;
+                                    /** @description ISO 8601, millisecond precision. */
+                                    start_time: string;
+                                    /** @description Exact, as a decimal string. */
+                                    start_time_unix_nano: string;
+                                    /** @description USD over the generation spans that have a cost (`cost_usd`); null when none has one. A span is priced when received. */
+                                    total_cost_usd: number | null;
+                                    trace_id: string;
+                                    user_id: string | null;
+                                }[];
+                                /** @description The users of its traces, each trace its own (001), sorted. */
+                                user_ids: string[];
+                            };
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates": {
         parameters: {
             query?: never;
@@ -16202,6 +16462,253 @@ export interface paths {
                                 trace_id: string;
                                 user_id: string | null;
                             };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One user: its totals, its sessions newest first, and its newest traces */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page. */
+                    cursor?: string;
+                    /** @description Sessions per page. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The user id the trace's spans carried (`user.id`, …). */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Error spans (status code 2) over the traces. */
+                                error_count: number;
+                                /** @description The earliest start of its traces, ISO 8601, millisecond precision. */
+                                first_seen: string;
+                                /** @description Over generation spans only (001, Trace-level values). */
+                                input_tokens: number;
+                                /** @description The latest end of its traces. */
+                                last_seen: string;
+                                /** @description Its 10 newest traces, newest first; `GET /api/traces?user_id=` pages them all. */
+                                latest_traces: {
+                                    duration_ms: number;
+                                    end_time: string;
+                                    end_time_unix_nano: string;
+                                    environment: string | null;
+                                    error_count: number;
+                                    /** @description Over generation spans only (001, Trace-level values). */
+                                    input_tokens: number;
+                                    models: string[];
+                                    output_tokens: number;
+                                    /** @description Null while the root span has not arrived. */
+                                    root_span_name: string | null;
+                                    service: string | null;
+                                    session_id: string | null;
+                                    span_count: number;
+                                    /** @description ISO 8601, millisecond precision. */
+                                    start_time: string;
+                                    /** @description Exact, as a decimal string. */
+                                    start_time_unix_nano: string;
+                                    /** @description USD over the generation spans that have a cost (`cost_usd`); null when none has one. A span is priced when received. */
+                                    total_cost_usd: number | null;
+                                    trace_id: string;
+                                    user_id: string | null;
+                                }[];
+                                output_tokens: number;
+                                /** @description Sessions of its traces; a trace may have none. */
+                                session_count: number;
+                                /** @description A page of its sessions, newest activity (latest end) first, each over the user's traces in it. */
+                                sessions: {
+                                    /** @description Error spans (status code 2) over the traces. */
+                                    error_count: number;
+                                    first_time: string;
+                                    /** @description Over generation spans only (001, Trace-level values). */
+                                    input_tokens: number;
+                                    last_time: string;
+                                    output_tokens: number;
+                                    session_id: string;
+                                    /** @description USD over the traces that have a cost (`total_cost_usd`); null when none has one. */
+                                    total_cost_usd: number | null;
+                                    trace_count: number;
+                                }[];
+                                /** @description USD over the traces that have a cost (`total_cost_usd`); null when none has one. */
+                                total_cost_usd: number | null;
+                                trace_count: number;
+                                user_id: string;
+                            };
+                            /** @description The next page of its sessions. */
+                            next_cursor: string | null;
                         };
                     };
                 };

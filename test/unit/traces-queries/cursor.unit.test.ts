@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTraceCursor, encodeTraceCursor } from '../../../domain/tracing/queries-cursor.ts';
+import {
+  decodeSessionCursor,
+  decodeTraceCursor,
+  encodeSessionCursor,
+  encodeTraceCursor,
+} from '../../../domain/tracing/queries-cursor.ts';
 
 const traceId = '0af7651916cd43dd8448eb211c80319c';
 
@@ -21,5 +26,26 @@ describe('trace list cursor', () => {
     ['SQL in the trace id', Buffer.from(`123.${traceId}' OR 1=1`).toString('base64url')],
   ])('refuses %s', (_, text) => {
     expect(decodeTraceCursor(text)).toBeUndefined();
+  });
+});
+
+describe("a user's sessions cursor", () => {
+  it.each(['chat-1', '', 'a.b.c', 'ü/ser 42', '123.456', "x' OR 1=1"])(
+    'round-trips the session %j',
+    (sessionId) => {
+      const text = encodeSessionCursor({ lastEndUnixNano: 1_700_000_000_123_456_789n, sessionId });
+      expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(decodeSessionCursor(text)).toEqual({ lastEndUnixNano: 1_700_000_000_123_456_789n, sessionId });
+    },
+  );
+
+  it.each([
+    ['empty', ''],
+    ['not base64url', 'a+b/c='],
+    ['no separator', Buffer.from('123').toString('base64url')],
+    ['a time past UInt64', Buffer.from(`${2n ** 64n}.chat`).toString('base64url')],
+    ['a negative time', Buffer.from('-1.chat').toString('base64url')],
+  ])('refuses %s', (_, text) => {
+    expect(decodeSessionCursor(text)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyticsQuery, traceListQuery } from '../../../api/queries/schemas.ts';
-import { encodeTraceCursor } from '../../../domain/tracing/queries-cursor.ts';
+import { analyticsQuery, sessionQuery, traceListQuery, userQuery } from '../../../api/queries/schemas.ts';
+import { encodeSessionCursor, encodeTraceCursor } from '../../../domain/tracing/queries-cursor.ts';
 
 const firstIssuePath = (result: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }) =>
   result.error?.issues[0]?.path.join('.');
@@ -48,5 +48,33 @@ describe('the analytics range', () => {
     ['to', { to: 'yesterday' }],
   ])('refuses a bad %s', (param, query) => {
     expect(firstIssuePath(analyticsQuery.safeParse(query))).toBe(param);
+  });
+});
+
+describe("a session's and a user's query strings", () => {
+  it('page 20 traces or sessions by default and decode their cursors', () => {
+    const traceCursor = encodeTraceCursor({ startTimeUnixNano: 5n, traceId: 'a'.repeat(32) });
+    expect(sessionQuery.parse({ cursor: traceCursor })).toEqual({
+      limit: 20,
+      cursor: { startTimeUnixNano: 5n, traceId: 'a'.repeat(32) },
+    });
+    const sessionCursor = encodeSessionCursor({ lastEndUnixNano: 9n, sessionId: 'chat-1' });
+    expect(userQuery.parse({ cursor: sessionCursor, limit: '100' })).toEqual({
+      limit: 100,
+      cursor: { lastEndUnixNano: 9n, sessionId: 'chat-1' },
+    });
+  });
+
+  it.each([
+    [sessionQuery, { limit: '51' }],
+    [sessionQuery, { limit: '0' }],
+    [userQuery, { limit: '101' }],
+  ])('refuses a page too large or empty (%#)', (schema, query) => {
+    expect(firstIssuePath(schema.safeParse(query))).toBe('limit');
+  });
+
+  it('refuses a cursor it did not write', () => {
+    expect(firstIssuePath(sessionQuery.safeParse({ cursor: 'bm90IGEgY3Vyc29y' }))).toBe('cursor');
+    expect(firstIssuePath(userQuery.safeParse({ cursor: '!' }))).toBe('cursor');
   });
 });

@@ -68,6 +68,17 @@ export type Trace = DataOf<paths['/api/traces/{traceId}']['get']['responses'][20
 export type SpanNode = Omit<Trace['spans'][number], 'children'> & { children: SpanNode[] };
 export type SpanDetail = DataOf<paths['/api/traces/{traceId}/spans/{spanId}']['get']['responses'][200]>;
 export type SpanKind = SpanNode['kind'];
+/** A session's page of traces (GET /api/sessions/{sessionId}): its totals and a page of its turns. */
+export type SessionQuery = NonNullable<paths['/api/sessions/{sessionId}']['get']['parameters']['query']>;
+export type SessionPage = Json<paths['/api/sessions/{sessionId}']['get']['responses'][200]>;
+export type SessionDetail = SessionPage['data'];
+/** A trace of a session, with its turn: the input and output messages it is read from. */
+export type SessionTurn = SessionDetail['traces'][number];
+export type TurnSide = NonNullable<SessionTurn['input']>;
+export type UserQuery = NonNullable<paths['/api/users/{userId}']['get']['parameters']['query']>;
+export type UserPage = Json<paths['/api/users/{userId}']['get']['responses'][200]>;
+export type UserDetail = UserPage['data'];
+export type UserSession = UserDetail['sessions'][number];
 export type UsageRow = Json<paths['/api/analytics/usage']['get']['responses'][200]>['data'][number];
 export type LatencyRow = Json<paths['/api/analytics/latency']['get']['responses'][200]>['data'][number];
 export type ErrorsRow = Json<paths['/api/analytics/errors']['get']['responses'][200]>['data'][number];

@@ -1,15 +1,18 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, dataOf, inOrgHeader } from '../api/client.ts';
-import type { SpanNode, TracesQuery } from '../api/types.ts';
+import type { SessionQuery, SpanNode, TracesQuery, UserQuery } from '../api/types.ts';
 
-// Tracing's reads as server state: the org (its beta status), the trace list, a trace, a span,
-// and the analytics, each with the org in `Orrery-Org` (the org routes name it in the path).
+// Tracing's reads as server state: the org (its beta status), the trace list, a trace, a span, a
+// session and a user, and the analytics, each with the org in `Orrery-Org` (the org routes name it in the path).
 
 export const tracingKeys = {
   org: (orgId: string) => ['orgs', orgId, 'detail'] as const,
   traces: (orgId: string, query: TracesQuery) => ['orgs', orgId, 'traces', query] as const,
   trace: (orgId: string, traceId: string) => ['orgs', orgId, 'trace', traceId] as const,
   span: (orgId: string, traceId: string, spanId: string) => ['orgs', orgId, 'span', traceId, spanId] as const,
+  session: (orgId: string, sessionId: string, query: SessionQuery) =>
+    ['orgs', orgId, 'session', sessionId, query] as const,
+  user: (orgId: string, userId: string, query: UserQuery) => ['orgs', orgId, 'user', userId, query] as const,
   analytics: (orgId: string, what: string, from?: string) =>
     ['orgs', orgId, 'analytics', what, from] as const,
 };
@@ -60,6 +63,31 @@ export function useSpan(orgId: string, traceId: string, spanId: string | null) {
           }),
         )
       ).data,
+  });
+}
+
+/** A page of a session's traces; the page before stays on screen while the next loads. */
+export function useSession(orgId: string, sessionId: string, query: SessionQuery) {
+  return useQuery({
+    queryKey: tracingKeys.session(orgId, sessionId, query),
+    queryFn: () =>
+      dataOf(
+        api.GET('/api/sessions/{sessionId}', {
+          params: { path: { sessionId }, query },
+          ...inOrgHeader(orgId),
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** A user, with a page of its sessions. */
+export function useUser(orgId: string, userId: string, query: UserQuery) {
+  return useQuery({
+    queryKey: tracingKeys.user(orgId, userId, query),
+    queryFn: () =>
+      dataOf(api.GET('/api/users/{userId}', { params: { path: { userId }, query }, ...inOrgHeader(orgId) })),
+    placeholderData: keepPreviousData,
   });
 }
 
