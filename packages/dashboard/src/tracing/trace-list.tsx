@@ -254,7 +254,7 @@ function Cost({ amount }: { amount: number | null }) {
   return <>{usd(amount)}</>;
 }
 
-/** A trace's session or user: one click filters the list to it, from the first page. */
+/** A trace's session or user: one click filters the list to it, from the first page; `open`, its page. */
 function OnlyButton({
   what,
   name,
@@ -273,15 +273,26 @@ function OnlyButton({
     next.set(name, value);
     setSearch(next);
   }
+  // Relative to the tracing page, as a trace's link is: its page (sessions/…, users/…).
+  const page = `${what === 'session' ? 'sessions' : 'users'}/${encodeURIComponent(value)}`;
   return (
-    <button
-      type="button"
-      className="link-button"
-      onClick={() => only(value)}
-      title={`Only this ${what}'s traces`}
-    >
-      <span className="visually-hidden">Only the traces of {what} </span>
-      {value}
-    </button>
+    <>
+      <button
+        type="button"
+        className="link-button"
+        onClick={() => only(value)}
+        title={`Only this ${what}'s traces`}
+      >
+        <span className="visually-hidden">Only the traces of {what} </span>
+        {value}
+      </button>{' '}
+      <Link to={page} title={`The ${what}'s page`}>
+        open
+        <span className="visually-hidden">
+          {' '}
+          the page of {what} {value}
+        </span>
+      </Link>
+    </>
   );
 }
