@@ -22,7 +22,7 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // The dashboard's data pages as a person uses them (issue 15, items 3 and 4), in real Chromium
 // against the real stack: a Playground title request and its answer; the Billing page once the
 // posting job has charged it; Endpoints > Requests with that request (no key) and one made with a
-// key (its name); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
+// key (its name), each opened from its row (issue 50, item 4); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
 // found by its tool's name, opened as a tree beside its waterfall, its spans' messages read;
 // Settings > Prices, the org's own price for a model set, refused and removed, and a priced
 // generation's cost in the trace list, the trace and its span (issue 50, item 1); the pages at the
@@ -173,6 +173,47 @@ describe('the data pages of the dashboard', () => {
     await page.goto(orgPage('endpoints/requests?limit=500'));
     await page.locator('input[name="limit"][aria-invalid="true"]').waitFor();
     await seen(page, 'requests-filter-refused');
+  });
+
+  it('opens a request from its row, by a click anywhere on the row or by the keyboard, with its key, tokens, time and cost', async () => {
+    await page.goto(orgPage('endpoints/requests'));
+    const rows = page.getByRole('table', { name: 'Requests' }).locator('tbody tr');
+    await reloadUntil(async () => (await rows.count()) === 2, 'both requests in the log');
+
+    // A click on the row's model, not on its link: the row opens.
+    await rows.filter({ hasText: 'ci-bot' }).getByRole('cell', { name: 'scribe', exact: true }).click();
+    await page.waitForURL(/\/endpoints\/requests\/[^/?]+$/);
+    await page.getByRole('heading', { name: 'Request', level: 1 }).waitFor();
+    await noneLoading(page);
+    expect(await factOf('Key').textContent()).toContain('ci-bot');
+    expect(await factOf('Model').textContent()).toBe('scribe');
+    expect(await factOf('Endpoint').textContent()).toBe('/v1/titles');
+    expect(await factOf('Input tokens').textContent()).toBe(String(usage.input));
+    expect(await factOf('Output tokens').textContent()).toBe(String(usage.output));
+    expect(await factOf("Model's time").textContent()).toMatch(/^\d+(\.\d+)? (ms|s)$/);
+    expect(await factOf('Fallback').textContent()).toContain("No: the model's own line");
+    expect(await factOf('Cost').textContent()).toContain(
+      requestCost(usage.input, Number(centsPerMillionInputTokens)),
+    );
+    const requestId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    expect(await factOf('Request id').textContent()).toBe(requestId);
+    await seen(page, 'request');
+
+    // The Playground's row: its link takes the focus, as Tab gives it, and Enter opens the request.
+    await page.getByRole('link', { name: 'Back to the requests' }).click();
+    await rows.first().waitFor();
+    const link = rows.filter({ hasText: 'Playground (no key)' }).getByRole('link');
+    await link.focus();
+    expect(await link.evaluate((element) => element.matches(':focus'))).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Request', level: 1 }).waitFor();
+    await noneLoading(page);
+    expect(await factOf('Key').textContent()).toBe('Playground (no key)');
+
+    // An id the org does not hold: the API's message.
+    await page.goto(orgPage('endpoints/requests/req_none'));
+    await page.getByRole('alert').getByText('no request with this id').waitFor();
+    await seen(page, 'request-not-found');
   });
 
   it('shows the charge on Billing once the posting job has charged the day, with the chart', async () => {
