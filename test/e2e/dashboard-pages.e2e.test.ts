@@ -28,8 +28,9 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // generation's cost in the trace list, the trace and its span (issue 50, item 1); the pages at the
 // screen's width, quick time ranges in the address, the trace list's columns chosen and kept, Live
 // showing a new trace without a reload, an API message's backticks as code (issue 50, item 4); a
-// sandbox made with a key watched on its live screen. axe-core on every page (no serious or critical
-// violation), and each saved in test-results/dashboard/pages/.
+// sandbox made with a key watched on its live screen, its desktop stopped and started from its page
+// (issue 50, item 4). axe-core on every page (no serious or critical violation), and each saved in
+// test-results/dashboard/pages/.
 
 const screenshots = screenshotFolder('test-results/dashboard/pages');
 const { seen } = screenshots;
@@ -626,6 +627,36 @@ describe('the data pages of the dashboard', () => {
     await page.getByLabel(/^Control/).check();
     await page.getByText('Connected, in control.').waitFor({ timeout: 20_000 });
   });
+
+  it("stops and starts a sandbox's desktop from its page, with the session", async () => {
+    await page.goto(orgPage('sandboxes'));
+    await page
+      .getByRole('row', { name: /demo-desktop/ })
+      .getByRole('link', { name: 'demo-desktop' })
+      .click();
+    await page.getByRole('heading', { name: 'Sandbox demo-desktop', level: 1 }).waitFor();
+    await page.getByText(/^Connected, /).waitFor({ timeout: 20_000 });
+
+    await page.getByRole('button', { name: 'Stop desktop' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'The desktop is stopped.' })
+      .waitFor({ timeout: 30_000 });
+    expect(await factOf('Desktop').textContent()).toBe('not running');
+    await page.getByText('The desktop is not running.').waitFor();
+    await seen(page, 'sandbox-desktop-stopped');
+
+    await page.getByRole('button', { name: 'Start desktop' }).click();
+    await page.getByText(/^Starting the desktop/).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'The desktop is running.' })
+      .waitFor({ timeout: 60_000 });
+    expect(await factOf('Desktop').textContent()).toMatch(/^running, \d+x\d+/);
+    await page.getByText('Connected, watching.').waitFor({ timeout: 20_000 });
+    expect(await page.getByRole('button', { name: 'Stop desktop' }).isEnabled()).toBe(true);
+    await seen(page, 'sandbox-desktop-started');
+  }, 120_000);
 
   it("shows a sandbox's network policy and changes it with the session: egress none, then a deny list", async () => {
     const key = await orgKey(['sandboxes:write'], 'network-bot');
