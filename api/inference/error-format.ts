@@ -21,6 +21,13 @@ export const serviceErrors = {
     message:
       'This Idempotency-Key was first used with another endpoint, model or body in the last 24 hours. Send a new key with a new request.',
   },
+  // GET /requests/{requestId} for an id the org's log does not hold (another org's is not told apart).
+  request_not_found: {
+    status: 404,
+    type: 'not_found_error',
+    message:
+      "Your organization has no request with this id. Check the id: it is the answer's `x-request-id` header.",
+  },
 } as const;
 
 type Code = InferenceErrorCode | keyof typeof serviceErrors;

@@ -17,7 +17,17 @@ import { errorHandler } from '../errors.ts';
 import { parsedInHandler, parsedOrRefused } from '../request-validation.ts';
 import { byEndpoint } from './endpoints.ts';
 import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
-import { encodeCursor, readRequestLog, requestsPage, requestsQuery } from './requests-list.ts';
+import {
+  encodeCursor,
+  readLoggedRequest,
+  readRequestLog,
+  requestCostCents,
+  requestDetail,
+  requestItem,
+  requestParams,
+  requestsPage,
+  requestsQuery,
+} from './requests-list.ts';
 import { askModel, type DeployedModel, type ModelReply, UpstreamUnavailable } from './upstream.ts';
 
 export interface InferencePluginOptions {
@@ -232,27 +242,30 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       const page = await opts.readModels.read((clickhouse) => readRequestLog(clickhouse, orgId, query));
       const keys = opts.directory.org(orgId)?.keys ?? {};
       return {
-        data: page.rows.map((row) => ({
-          id: row.request_id,
-          created_at: new Date(Number(row.occurred_at_ms)).toISOString(),
-          key:
-            row.key_id === ''
-              ? null
-              : {
-                  id: row.key_id,
-                  name: keys[row.key_id]?.name ?? null,
-                  prefix: keys[row.key_id]?.keyPrefix ?? null,
-                },
-          model: row.model,
-          endpoint: row.endpoint as (typeof inferenceEndpoints)[number],
-          input_tokens: Number(row.input_tokens),
-          output_tokens: Number(row.output_tokens),
-          fallback: row.fallback === 1,
-          // ClickHouse 18.16 prints Float64 without shortest round-trip (6.6899999999999995).
-          latency_ms: Math.round(row.latency_ms * 100) / 100,
-        })),
+        data: page.rows.map((row) => requestItem(row, keys)),
         next_cursor: page.next ? encodeCursor(page.next) : null,
       };
+    },
+  );
+
+  app.get(
+    '/requests/:requestId',
+    {
+      onRequest: [app.requireKeyOrSession('inference:invoke'), app.refuseWhileAway(['clickhouse'])],
+      schema: {
+        tags: ['inference'],
+        summary: 'One request of the log, with what it cost (the dashboard opens it from the list)',
+        params: requestParams,
+        response: { 200: requestDetail, ...errorResponses('inference.read') },
+      },
+    },
+    async (request) => {
+      const { requestId } = parsedOrRefused(parseInferenceBody(requestParams, request.params));
+      const { orgId } = request.principal!;
+      const row = await opts.readModels.read((clickhouse) => readLoggedRequest(clickhouse, orgId, requestId));
+      if (!row) throw inferenceApiError('request_not_found');
+      const item = requestItem(row, opts.directory.org(orgId)?.keys ?? {});
+      return { ...item, cost_cents: requestCostCents(item.input_tokens) };
     },
   );
 };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
+import type { OrgState } from '../../domain/orgs/org.ts';
 import { inferenceEndpoints } from '../../domain/usage/events.ts';
 import { type ClickHouseReader, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
 import { inferenceApiError } from './error-format.ts';
@@ -39,6 +41,17 @@ export const requestRow = z.object({
 
 export const requestsPage = z.object({ data: z.array(requestRow), next_cursor: z.string().nullable() });
 
+/** `GET /api/inference/requests/{requestId}`: one request of the log, with what it cost. */
+export const requestParams = z.object({ requestId: z.string().min(1) });
+
+export const requestDetail = requestRow.extend({
+  cost_cents: z
+    .number()
+    .describe(
+      "the input tokens at the model's price, in cents, unrounded: billing rounds a day's use of a model up to a whole cent once",
+    ),
+});
+
 interface Position {
   atMs: number;
   requestId: string;
@@ -76,14 +89,44 @@ export interface LogRow {
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-/** The WHERE clause: the org, then each filter given; times also bound `occurred_at` (the key). */
-function conditions(orgId: string, query: RequestsQuery): SqlFragment[] {
-  // The log also holds runs' metered stretches (endpoint `runs`), which are not requests.
-  const endpoints = joinSql(
+/** A row of the log as the API answers it, its key named from the org's keys (renamed or deleted since). */
+export function requestItem(row: LogRow, keys: OrgState['keys']): z.output<typeof requestRow> {
+  return {
+    id: row.request_id,
+    created_at: new Date(Number(row.occurred_at_ms)).toISOString(),
+    key:
+      row.key_id === ''
+        ? null
+        : {
+            id: row.key_id,
+            name: keys[row.key_id]?.name ?? null,
+            prefix: keys[row.key_id]?.keyPrefix ?? null,
+          },
+    model: row.model,
+    endpoint: row.endpoint as (typeof inferenceEndpoints)[number],
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    fallback: row.fallback === 1,
+    // ClickHouse 18.16 prints Float64 without shortest round-trip (6.6899999999999995).
+    latency_ms: Math.round(row.latency_ms * 100) / 100,
+  };
+}
+
+/** What one request's input tokens cost in cents before the day's rounding (domain/billing/price.ts). */
+export function requestCostCents(inputTokens: number): number {
+  return (inputTokens * Number(centsPerMillionInputTokens)) / 1_000_000;
+}
+
+/** The endpoints the log answers for: it also holds runs' metered stretches (endpoint `runs`), which are not requests. */
+const requestEndpoints = () =>
+  joinSql(
     inferenceEndpoints.map((endpoint) => sql`${endpoint}`),
     ', ',
   );
-  const where = [sql`org_id = ${orgId}`, sql`endpoint IN (${endpoints})`];
+
+/** The WHERE clause: the org, then each filter given; times also bound `occurred_at` (the key). */
+function conditions(orgId: string, query: RequestsQuery): SqlFragment[] {
+  const where = [sql`org_id = ${orgId}`, sql`endpoint IN (${requestEndpoints()})`];
   if (query.from !== undefined) {
     const ms = Date.parse(query.from);
     where.push(sql`occurred_at >= toDateTime(${seconds(ms)})`, sql`occurred_at_ms >= ${ms}`);
@@ -123,4 +166,20 @@ export async function readRequestLog(
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1]!;
   return { rows: page, next: { atMs: Number(last.occurred_at_ms), requestId: last.request_id } };
+}
+
+/** One request of the org by its id, or undefined (another org's, a run's stretch, or none). */
+export async function readLoggedRequest(
+  clickhouse: ClickHouseReader,
+  orgId: string,
+  requestId: string,
+): Promise<LogRow | undefined> {
+  const statement = sql`SELECT request_id, occurred_at_ms, key_id, model, endpoint, input_tokens,
+      output_tokens, fallback, latency_ms
+    FROM requests FINAL
+    WHERE org_id = ${orgId} AND request_id = ${requestId} AND endpoint IN (${requestEndpoints()})
+    LIMIT 1`;
+  const result = await clickhouse.query({ query: statement.text, format: 'JSONEachRow' });
+  const [row] = await result.json<LogRow>();
+  return row;
 }

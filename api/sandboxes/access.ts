@@ -8,7 +8,7 @@ import type { OrgDirectory } from '../auth/org-directory.ts';
 
 // Who may call a sandbox route (spec, "Authentication"; domain/sandboxes/routes.ts): an API key
 // with `sandboxes:write` on every route; a dashboard session where the route allows one (minting
-// a token); a sandbox token on the desktop and screen routes of its own sandbox only, checked with
+// a token, the desktop's start and stop); a sandbox token on the desktop and screen routes of its own sandbox only, checked with
 // the domain's `checkToken` once the route's `:id` is resolved.
 
 export const sandboxScope = 'sandboxes:write';
@@ -21,8 +21,18 @@ const tokenOnKeyRoute = () =>
 
 /** The onRequest hooks of a route: authenticate, and refuse a token where only a key may call. */
 export function guard(app: FastifyInstance, route: SandboxRouteName): onRequestHookHandler[] {
-  if (sessionMayCall(route)) return [app.requireKeyOrSession(sandboxScope)];
   const authenticate = app.requireKeyOrSandboxToken(sandboxScope, { fromQuery: route === 'screen' });
+  if (sessionMayCall(route)) {
+    const keyOrSession = app.requireKeyOrSession(sandboxScope);
+    if (routeAccess(route) === 'api_key_only') return [keyOrSession];
+    // A token's route a session may call too (the desktop's start and stop, from the sandbox's
+    // page): whatever is in Authorization, a key or a token, else the session with its CSRF token.
+    const keyTokenOrSession: onRequestHookHandler = async function (request, reply) {
+      const hook = request.headers.authorization === undefined ? keyOrSession : authenticate;
+      await hook.call(this, request, reply, () => {});
+    };
+    return [keyTokenOrSession];
+  }
   if (routeAccess(route) !== 'api_key_only') return [authenticate];
   const keyOnly: onRequestHookHandler = async (request) => {
     if (request.sandboxToken) throw tokenOnKeyRoute();

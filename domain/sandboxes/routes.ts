@@ -16,7 +16,8 @@ export interface SandboxRoute {
   access: RouteAccess;
   /**
    * A dashboard session may call it too (spec, "Authentication" 2: minting a token; the lists; and
-   * an update, where a person changes a sandbox's network policy on its page).
+   * an update, where a person changes a sandbox's network policy on its page; the desktop's start
+   * and stop, pressed on that page).
    */
   dashboardSession?: true;
   /** The client package's calls that use this route. */
@@ -123,6 +124,7 @@ export const sandboxRoutes = {
     method: 'POST',
     path: '/sandboxes/:id/desktop',
     access: 'control',
+    dashboardSession: true,
     clientMethods: ['Desktop.start', 'Desktop.stop'],
   },
   'desktop.input': {

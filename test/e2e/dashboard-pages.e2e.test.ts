@@ -24,7 +24,7 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // The dashboard's data pages as a person uses them (issue 15, items 3 and 4), in real Chromium
 // against the real stack: a Playground title request and its answer; the Billing page once the
 // posting job has charged it; Endpoints > Requests with that request (no key) and one made with a
-// key (its name); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
+// key (its name), each opened from its row (issue 50, item 4); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
 // found by its tool's name, opened as a tree beside its waterfall, its spans' messages read;
 // Settings > Prices, the org's own price for a model set, refused and removed, and a priced
 // generation's cost in the trace list, the trace and its span (issue 50, item 1); a session read
@@ -32,8 +32,9 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // spans, only its rows in view in the page, scrolled to its end, moved through with the keys and
 // searched (issue 50, item 3); the pages at the screen's width, quick time ranges in the address,
 // the trace list's columns chosen and kept, Live showing a new trace without a reload, an API
-// message's backticks as code (issue 50, item 4); a sandbox made with a key watched on its live
-// screen. axe-core on every page (no serious or critical violation), and each saved in
+// message's backticks as code, a request opened from its row (issue 50, item 4); a sandbox made
+// with a key watched on its live screen, its desktop stopped and started from its page (issue 50,
+// item 4). axe-core on every page (no serious or critical violation), and each saved in
 // test-results/dashboard/pages/.
 
 const screenshots = screenshotFolder('test-results/dashboard/pages');
@@ -178,6 +179,47 @@ describe('the data pages of the dashboard', () => {
     await page.goto(orgPage('endpoints/requests?limit=500'));
     await page.locator('input[name="limit"][aria-invalid="true"]').waitFor();
     await seen(page, 'requests-filter-refused');
+  });
+
+  it('opens a request from its row, by a click anywhere on the row or by the keyboard, with its key, tokens, time and cost', async () => {
+    await page.goto(orgPage('endpoints/requests'));
+    const rows = page.getByRole('table', { name: 'Requests' }).locator('tbody tr');
+    await reloadUntil(async () => (await rows.count()) === 2, 'both requests in the log');
+
+    // A click on the row's model, not on its link: the row opens.
+    await rows.filter({ hasText: 'ci-bot' }).getByRole('cell', { name: 'scribe', exact: true }).click();
+    await page.waitForURL(/\/endpoints\/requests\/[^/?]+$/);
+    await page.getByRole('heading', { name: 'Request', level: 1 }).waitFor();
+    await noneLoading(page);
+    expect(await factOf('Key').textContent()).toContain('ci-bot');
+    expect(await factOf('Model').textContent()).toBe('scribe');
+    expect(await factOf('Endpoint').textContent()).toBe('/v1/titles');
+    expect(await factOf('Input tokens').textContent()).toBe(String(usage.input));
+    expect(await factOf('Output tokens').textContent()).toBe(String(usage.output));
+    expect(await factOf("Model's time").textContent()).toMatch(/^\d+(\.\d+)? (ms|s)$/);
+    expect(await factOf('Fallback').textContent()).toContain("No: the model's own line");
+    expect(await factOf('Cost').textContent()).toContain(
+      requestCost(usage.input, Number(centsPerMillionInputTokens)),
+    );
+    const requestId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    expect(await factOf('Request id').textContent()).toBe(requestId);
+    await seen(page, 'request');
+
+    // The Playground's row: its link takes the focus, as Tab gives it, and Enter opens the request.
+    await page.getByRole('link', { name: 'Back to the requests' }).click();
+    await rows.first().waitFor();
+    const link = rows.filter({ hasText: 'Playground (no key)' }).getByRole('link');
+    await link.focus();
+    expect(await link.evaluate((element) => element.matches(':focus'))).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Request', level: 1 }).waitFor();
+    await noneLoading(page);
+    expect(await factOf('Key').textContent()).toBe('Playground (no key)');
+
+    // An id the org does not hold: the API's message.
+    await page.goto(orgPage('endpoints/requests/req_none'));
+    await page.getByRole('alert').getByText('no request with this id').waitFor();
+    await seen(page, 'request-not-found');
   });
 
   it('shows the charge on Billing once the posting job has charged the day, with the chart', async () => {
@@ -753,6 +795,36 @@ describe('the data pages of the dashboard', () => {
     await page.getByLabel(/^Control/).check();
     await page.getByText('Connected, in control.').waitFor({ timeout: 20_000 });
   });
+
+  it("stops and starts a sandbox's desktop from its page, with the session", async () => {
+    await page.goto(orgPage('sandboxes'));
+    await page
+      .getByRole('row', { name: /demo-desktop/ })
+      .getByRole('link', { name: 'demo-desktop' })
+      .click();
+    await page.getByRole('heading', { name: 'Sandbox demo-desktop', level: 1 }).waitFor();
+    await page.getByText(/^Connected, /).waitFor({ timeout: 20_000 });
+
+    await page.getByRole('button', { name: 'Stop desktop' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'The desktop is stopped.' })
+      .waitFor({ timeout: 30_000 });
+    expect(await factOf('Desktop').textContent()).toBe('not running');
+    await page.getByText('The desktop is not running.').waitFor();
+    await seen(page, 'sandbox-desktop-stopped');
+
+    await page.getByRole('button', { name: 'Start desktop' }).click();
+    await page.getByText(/^Starting the desktop/).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'The desktop is running.' })
+      .waitFor({ timeout: 60_000 });
+    expect(await factOf('Desktop').textContent()).toMatch(/^running, \d+x\d+/);
+    await page.getByText('Connected, watching.').waitFor({ timeout: 20_000 });
+    expect(await page.getByRole('button', { name: 'Stop desktop' }).isEnabled()).toBe(true);
+    await seen(page, 'sandbox-desktop-started');
+  }, 120_000);
 
   it("shows a sandbox's network policy and changes it with the session: egress none, then a deny list", async () => {
     const key = await orgKey(['sandboxes:write'], 'network-bot');

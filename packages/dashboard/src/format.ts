@@ -14,7 +14,11 @@ export function dollars(cents: number): string {
  * (a Playground request costs a small fraction of a cent): 12 at 100 → `0.0012¢`.
  */
 export function requestCost(inputTokens: number, centsPerMillion: number): string {
-  const cents = (inputTokens * centsPerMillion) / 1_000_000;
+  return fractionOfCents((inputTokens * centsPerMillion) / 1_000_000);
+}
+
+/** Cents with the digits they need, as one request costs before a day's rounding: `0.0012¢`, `250.00¢`. */
+export function fractionOfCents(cents: number): string {
   if (cents === 0) return '0¢';
   if (cents >= 1) return `${cents.toFixed(2)}¢`;
   return `${Number(cents.toPrecision(2))}¢`;

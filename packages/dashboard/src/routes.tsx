@@ -48,6 +48,10 @@ export const routes: RouteObject[] = [
             lazy: async () => ({ Component: (await import('./requests/requests.tsx')).RequestsPage }),
           },
           {
+            path: 'endpoints/requests/:requestId',
+            lazy: async () => ({ Component: (await import('./requests/request.tsx')).RequestPage }),
+          },
+          {
             path: 'tracing',
             lazy: async () => ({ Component: (await import('./tracing/tracing.tsx')).TracingPage }),
           },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Charge, SpanNode } from '../src/api/types.ts';
 import { chartRows, lastUtcDays } from '../src/billing/days.ts';
-import { dollars, duration, none, requestCost, usd, usdPrice } from '../src/format.ts';
+import { dollars, duration, fractionOfCents, none, requestCost, usd, usdPrice } from '../src/format.ts';
 import { newerSearch, olderSearch } from '../src/paging.ts';
 import { spanRows } from '../src/tracing/span-rows.ts';
 
@@ -20,6 +20,9 @@ describe('format', () => {
     expect(requestCost(120, 10)).toBe('0.0012¢');
     expect(requestCost(1_000_000, 250)).toBe('250.00¢');
     expect(requestCost(0, 10)).toBe('0¢');
+    // The API's cost of one request (GET /api/inference/requests/{id}), already in cents.
+    expect(fractionOfCents(0.0012)).toBe('0.0012¢');
+    expect(fractionOfCents(12.5)).toBe('12.50¢');
   });
 
   it('writes a cost in USD to the cent from a cent up, and a smaller one with its significant digits', () => {

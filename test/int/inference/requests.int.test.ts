@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../../api/admin/commands.ts';
 import { hashApiKey } from '../../../api/auth/api-keys.ts';
+import { centsPerMillionInputTokens } from '../../../domain/billing/price.ts';
 import { eventually } from '../../harness/platform.ts';
 import {
   type Customer,
@@ -9,6 +10,7 @@ import {
   invoke,
   type LoggedRequest,
   newCustomer,
+  requestById,
   requestList,
   startInferenceService,
   titleBody,
@@ -16,7 +18,8 @@ import {
 
 // GET /api/inference/requests: the Endpoints > Requests list (spec 000, What the service does),
 // read from the request log in ClickHouse: newest first, each with the key that made it and
-// the model's time; filtered by time, model, key and endpoint; paged by cursor.
+// the model's time; filtered by time, model, key and endpoint; paged by cursor. One request by its
+// id (the dashboard opens a row), with its cost; 404 for an id the org does not hold.
 
 let service: InferenceService;
 let customer: Customer;
@@ -108,5 +111,37 @@ describe('the request list', () => {
   it("shows only the key's org", async () => {
     const stranger = await newCustomer(service, { name: 'Stranger' });
     expect((await requestList(service.api, stranger.key)).body).toEqual({ data: [], next_cursor: null });
+  });
+});
+
+describe('one request', () => {
+  it('answers a request of the list by its id, with its key and its cost before the day rounds it', async () => {
+    const listed = all.find((row) => row.key.id === second.keyId)!;
+    const { status, body } = await requestById(service.api, customer.key, listed.id);
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      ...listed,
+      cost_cents: (listed.input_tokens * Number(centsPerMillionInputTokens)) / 1_000_000,
+    });
+    expect(body.key.name).toBe('second key');
+  });
+
+  it("is 404 request_not_found for an id the log does not hold and for another org's request", async () => {
+    const stranger = await newCustomer(service, { name: 'Stranger to one request' });
+    for (const [key, id] of [
+      [customer.key, 'req_none'],
+      [stranger.key, all[0]!.id],
+    ] as const) {
+      const { status, body } = await requestById(service.api, key, id);
+      expect(status).toBe(404);
+      expect(body).toEqual({
+        error: {
+          code: 'request_not_found',
+          type: 'not_found_error',
+          message: expect.stringContaining('no request with this id'),
+          param: null,
+        },
+      });
+    }
   });
 });

@@ -179,6 +179,20 @@ export async function requestList(
   return { status: response.statusCode, body: response.json() };
 }
 
+/** GET /api/inference/requests/{requestId}: status and JSON (a request, or the error body). */
+export async function requestById(
+  api: FastifyInstance,
+  key: string,
+  requestId: string,
+): Promise<{ status: number; body: LoggedRequest & { cost_cents: number } }> {
+  const response = await api.inject({
+    method: 'GET',
+    url: `/api/inference/requests/${encodeURIComponent(requestId)}`,
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return { status: response.statusCode, body: response.json() };
+}
+
 /** Waits until the request log (ClickHouse, read through the API) holds the request. */
 export function loggedRequest(api: FastifyInstance, key: string, requestId: string): Promise<LoggedRequest> {
   return eventually(

@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createApiKey, revokeApiKey } from '../../../api/admin/commands.ts';
+import { addMember, createApiKey, revokeApiKey } from '../../../api/admin/commands.ts';
 import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import { regionOutputSize } from '../../../domain/sandboxes/screen-geometry.ts';
 import { createDesktop } from '../../../sandbox-runtime/desktop/index.ts';
 import { eventually } from '../../harness/platform.ts';
 import { openScreen } from '../../harness/rfb-client.ts';
+import { asPerson, signUp } from '../people/given.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
 // The desktop routes and the live screen on a real desktop (sandbox-runtime/desktop): start
 // resolves once the browser is ready; input, screenshots and accessibility act on it; the screen
 // carries RFB both ways, drops a `view` token's input, and closes cleanly when the token expires
-// or the desktop stops.
+// or the desktop stops. A member's dashboard session starts and stops it too (the sandbox's page),
+// with the session's CSRF token; a control token still does.
 
 let api: SandboxApi;
 let id: string;
@@ -153,4 +155,50 @@ describe('the screen', () => {
     expect(await screen.closed).toEqual({ code: 1000, reason: 'desktop stopped' });
     expect((await input({ action: 'cursor' })).json().error.code).toBe('no_desktop');
   }, 60_000);
+});
+
+describe('the desktop from a dashboard session', () => {
+  it("starts and stops with a member's session and its CSRF token, never without it; a control token still may", async () => {
+    const person = await signUp(api.platform.api);
+    await addMember(api.platform.admin, api.orgId, person.email, 'member');
+    await eventually(
+      async () => api.platform.directory.org(api.orgId)?.members[person.personId],
+      5_000,
+      'the member',
+    );
+    const path = `/api/sandboxes/${id}/desktop`;
+    const headers = { 'orrery-org': api.orgId };
+    const forged = await asPerson(api.platform.api, person, 'POST', path, {
+      body: { action: 'start' },
+      headers,
+      csrf: false,
+    });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.json().error.code).toBe('csrf_token_invalid');
+
+    const started = await asPerson(api.platform.api, person, 'POST', path, {
+      body: { action: 'start' },
+      headers,
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    expect(started.json().data).toMatchObject({ running: true });
+    expect((await api.call('GET', `/api/sandboxes/${id}`)).json().data.desktop.running).toBe(true);
+
+    const stopped = await asPerson(api.platform.api, person, 'POST', path, {
+      body: { action: 'stop' },
+      headers,
+    });
+    expect(stopped.statusCode, stopped.body).toBe(200);
+    expect(stopped.json().data).toEqual({ running: false });
+
+    // A sandbox token in Authorization is still judged as one: `control` starts, `view` may not stop.
+    const control = await api.call('POST', path, {
+      bearer: await token(['control']),
+      body: { action: 'start' },
+    });
+    expect(control.statusCode, control.body).toBe(200);
+    const view = await api.call('POST', path, { bearer: await token(['view']), body: { action: 'stop' } });
+    expect(view.json().error.code).toBe('insufficient_ability');
+    expect((await desktop({ action: 'stop' })).json().data).toEqual({ running: false });
+  }, 120_000);
 });

@@ -4329,6 +4329,202 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/inference/requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One request of the log, with what it cost (the dashboard opens it from the list) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    requestId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the input tokens at the model's price, in cents, unrounded: billing rounds a day's use of a model up to a whole cent once */
+                            cost_cents: number;
+                            created_at: string;
+                            /** @enum {string} */
+                            endpoint: "titles" | "previews";
+                            fallback: boolean;
+                            id: string;
+                            input_tokens: number;
+                            /** @description the key that made the request; null for the dashboard's Playground (a session) */
+                            key: {
+                                id: string;
+                                name: string | null;
+                                prefix: string | null;
+                            } | null;
+                            latency_ms: number;
+                            model: string;
+                            output_tokens: number;
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, `""` for the body itself, else null */
+                                param: string | null;
+                                /** @description OpenAI's error type: `invalid_request_error`, `authentication_error`, … */
+                                type: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/invitations/{token}": {
         parameters: {
             query?: never;

@@ -59,6 +59,7 @@ export type Charge = BillingSummary['charges'][number];
 export type RequestsQuery = NonNullable<paths['/api/inference/requests']['get']['parameters']['query']>;
 export type RequestsPage = Json<paths['/api/inference/requests']['get']['responses'][200]>;
 export type RequestRow = RequestsPage['data'][number];
+export type RequestDetail = Json<paths['/api/inference/requests/{requestId}']['get']['responses'][200]>;
 
 export type TracesQuery = NonNullable<paths['/api/traces']['get']['parameters']['query']>;
 export type TracesPage = Json<paths['/api/traces']['get']['responses'][200]>;

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, dataOf, inOrgHeader } from '../api/client.ts';
 import type { RequestRow, RequestsQuery } from '../api/types.ts';
 import { Loading, Page, When } from '../components.tsx';
@@ -12,27 +12,26 @@ import { useKeys } from '../settings/org-queries.ts';
 import { useOrg } from '../shell.tsx';
 import { listWindow } from '../time-range.ts';
 import { RequestFilters, requestFilterNames } from './filters.tsx';
+import { KeyOf } from './key-of.tsx';
 
 // Endpoints > Requests (spec 000): the org's title and preview requests, newest first, with the
-// key that made each (none for the Playground) and the model's time. The filters, a quick time
-// range and the page's cursor live in the address, so a filtered page can be reloaded or shared;
-// the API's message for a filter it refuses is shown at that filter.
+// key that made each (none for the Playground) and the model's time; a row opens the request. The
+// filters, a quick time range and the page's cursor live in the address, so a filtered page can be
+// reloaded or shared; the API's message for a filter it refuses is shown at that filter.
 
 const column = createColumnHelper<RequestRow>();
 const columns = [
-  column.accessor('created_at', { header: 'When', cell: (cell) => <When iso={cell.getValue()} /> }),
-  column.accessor('key', {
-    header: 'Key',
-    cell: (cell) => {
-      const key = cell.getValue();
-      if (!key) return <span className="muted">Playground (no key)</span>;
-      return (
-        <>
-          {key.name ?? 'a deleted key'} {key.prefix && <code>{key.prefix}…</code>}
-        </>
-      );
-    },
+  // The row's link: its ::after covers the row (styles.css, .row-links), so a click anywhere on the
+  // row opens the request, and Tab reaches one link per row.
+  column.accessor('created_at', {
+    header: 'When',
+    cell: (cell) => (
+      <Link className="row-link" to={encodeURIComponent(cell.row.original.id)}>
+        <When iso={cell.getValue()} />
+      </Link>
+    ),
   }),
+  column.accessor('key', { header: 'Key', cell: (cell) => <KeyOf request={cell.row.original} /> }),
   column.accessor('model', { header: 'Model' }),
   column.accessor('endpoint', { header: 'Endpoint', cell: (cell) => <code>/v1/{cell.getValue()}</code> }),
   column.accessor('input_tokens', { header: 'Input tokens', cell: (cell) => count(cell.getValue()) }),
@@ -89,7 +88,7 @@ function RequestTable({ rows }: { rows: RequestRow[] }) {
   if (rows.length === 0) return <p>No requests match.</p>;
   return (
     <div className="table-wrap">
-      <table aria-label="Requests">
+      <table aria-label="Requests" className="row-links">
         <thead>
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>

@@ -3,13 +3,14 @@ import type { Sandbox } from '../api/types.ts';
 import { Facts, Loaded, Page, When } from '../components.tsx';
 import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
+import { DesktopControls } from './desktop.tsx';
 import { NetworkForm, networkFacts } from './network.tsx';
 import { useSandbox, useTemplate } from './queries.ts';
 import { MetadataList } from './sandboxes.tsx';
 import { LiveScreen } from './screen.tsx';
 
-// A sandbox's page: what it is, its desktop's status, and while the desktop runs, its live screen;
-// its network policy, which a person may change here.
+// A sandbox's page: what it is, its desktop's status, which a person starts and stops here, and
+// while the desktop runs, its live screen; its network policy, which a person may change here.
 
 export function SandboxPage() {
   const org = useOrg();
@@ -27,11 +28,12 @@ export function SandboxPage() {
             <NetworkForm orgId={org.id} sandbox={data} />
             <section aria-labelledby="screen-title">
               <h2 id="screen-title">Live screen</h2>
+              <DesktopControls orgId={org.id} sandbox={data} />
               {data.desktop.running ? (
                 <LiveScreen orgId={org.id} sandbox={data} />
               ) : (
                 <p>
-                  The desktop is not running. A program starts it with a key (
+                  The desktop is not running. Start it here, or a program starts it with a key (
                   <code>sandbox.desktop.start()</code>); its screen shows here once it runs.
                 </p>
               )}
