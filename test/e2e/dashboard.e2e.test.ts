@@ -5,6 +5,7 @@ import { deviceLoginTiming } from '../../domain/people/device-login.ts';
 import { launchChromium } from '../harness/browser.ts';
 import { buildDashboard, noneLoading, screenshotFolder } from '../harness/dashboard.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { freePort } from '../harness/ports.ts';
 import { password, uniqueEmail } from '../int/people/given.ts';
 import { type TestClock, testClock } from '../int/sandboxes/given.ts';
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   built = await buildDashboard();
   clock = testClock();
   platform = await startTestPlatform({ clock: clock.now, dashboardRoot: built.root });
-  base = await platform.api.listen({ host: '127.0.0.1', port: 0 });
+  base = await platform.api.listen({ host: '127.0.0.1', port: await freePort() });
   browser = await launchChromium((line) => process.stderr.write(`[browser] ${line}\n`));
 }, 180_000);
 

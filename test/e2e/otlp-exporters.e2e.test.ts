@@ -7,6 +7,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestPlatform, type TestPlatform } from '../harness/platform.ts';
+import { freePort } from '../harness/ports.ts';
 import { tracingOrg } from '../harness/tracing.ts';
 
 // The real OpenTelemetry JS exporters, nobody's code here, send over HTTP to the endpoint on a
@@ -16,7 +17,7 @@ let baseUrl: string;
 let key: string;
 beforeAll(async () => {
   platform = await startTestPlatform();
-  await platform.api.listen({ host: '127.0.0.1', port: 0 });
+  await platform.api.listen({ host: '127.0.0.1', port: await freePort() });
   baseUrl = `http://127.0.0.1:${(platform.api.server.address() as AddressInfo).port}`;
   ({ key } = await tracingOrg(platform));
 });

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { InferenceModelConfig } from '../../platform/config.ts';
+import { freePort } from './ports.ts';
 
 /**
  * A scripted OpenAI-compatible chat-completions server: the stand-in for the language model
@@ -108,8 +108,8 @@ export async function startModelServer(
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (!response.destroyed) answer(response, scripted, body.model);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
@@ -126,11 +126,8 @@ export async function startModelServer(
 
 /** A base URL where nothing listens: a port that was free a moment ago (connection refused). */
 export async function refusedBaseUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/v1`;
+  // Found bindable, and never handed out again in this process: nothing listens there.
+  return `http://127.0.0.1:${await freePort()}/v1`;
 }
 
 /** A model for titles and previews served by `server`, as most tests deploy one. */

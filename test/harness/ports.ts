@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-// A port for a daemon a test starts later. Not the kernel's pick (listen on port 0): that comes from
-// the ephemeral range, which every outbound connection also draws from, so by the time the daemon
+// A port for anything a test listens on. Not the kernel's pick (listen on port 0): that comes from
+// the ephemeral range, which every outbound connection also draws from, so by the time a daemon
 // binds, a client socket of the stack being started may hold it (CI saw the model's server refused
-// its port so). Ports below the ephemeral range are taken only by listeners; the stacks' fixed ports
-// lie below this window's start.
+// its port so). And podman publishes a container's port on one from that range with a DNAT rule in
+// the host's firewall that can outlive the container (32 such rules were found here, one on the
+// port a CI run's test API was given): every loopback connection to that port then goes to a
+// container that is gone, and times out. Ports below the ephemeral range are taken only by
+// listeners; the stacks' fixed ports lie below this window's start.
 
 const windowStart = 30000;
 const handedOut = new Set<number>();

@@ -11,6 +11,7 @@ import { type Membership, startMembership } from '../../sandbox-host/membership.
 import type { Desktop } from '../../sandbox-runtime/desktop/index.ts';
 import type { SandboxRuntime } from '../../sandbox-runtime/runtime.ts';
 import { eventually } from './eventually.ts';
+import { freePort } from './ports.ts';
 
 // A sandbox host in the test process (sandbox-host/), as `npm start` runs one: over a runtime of
 // real sandboxes in a state folder of the test's own, listening on a port of its own, and a
@@ -76,7 +77,7 @@ export async function startTestHost(
     projectionTimeoutMs: options.projectionTimeoutMs,
     announced: () => membership?.announced() ?? false,
   });
-  const url = await host.app.listen({ host: '127.0.0.1', port: 0 });
+  const url = await host.app.listen({ host: '127.0.0.1', port: await freePort() });
   membership = startMembership({
     hostId,
     apiUrls: [platform.apiUrl],

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
+import { freePort } from './ports.ts';
 
 // Serves folders' files on a loopback port, as any static host would: the pages a browser test
 // opens have an origin of their own, as a user's would. `mounts` maps a path prefix (`/`,
@@ -31,8 +31,8 @@ export async function serveStatic(
       response.writeHead(404).end();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${port}`,
     stop: () => new Promise((resolve) => server.close(() => resolve())),

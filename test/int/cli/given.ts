@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { ensureDebianPackages } from '../../../platform/debian-packages.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { freePort } from '../../harness/ports.ts';
 import { givenRunApi, type RunApi } from '../runs/given.ts';
 import type { TestClock } from '../sandboxes/given.ts';
 
@@ -73,7 +74,7 @@ export async function startCliPlatform(): Promise<CliPlatform> {
   const clock = acceleratedClock(timeScale);
   const cli = { polls: [] as PollOutcome[], onPoll: undefined as CliPlatform['onPoll'] };
   const platform = await startTestPlatform({ clock: clock.now, beforeReady: (api) => observe(api, cli) });
-  await platform.api.listen({ host: '127.0.0.1', port: 0 });
+  await platform.api.listen({ host: '127.0.0.1', port: await freePort() });
   const { port } = platform.api.server.address() as AddressInfo;
   return Object.assign(cli, {
     platform,

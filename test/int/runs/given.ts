@@ -3,6 +3,7 @@ import { createApiKey, createOrg, grantCredit } from '../../../api/admin/command
 import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import type { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { freePort } from '../../harness/ports.ts';
 import { startTestHost, type TestHost, type TestHostOptions, testFleet } from '../../harness/sandbox-host.ts';
 import { givenRuntime } from '../sandboxes-runtime/given.ts';
 
@@ -51,7 +52,7 @@ export async function givenRunApi(
   await runtime.prepare();
   const fleet = testFleet();
   const platform = await startTestPlatform({ sandboxes: { fleet }, beforeReady });
-  const baseUrl = await platform.api.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = await platform.api.listen({ host: '127.0.0.1', port: await freePort() });
   const testHost = await startTestHost({ ...platform, apiUrl: baseUrl, fleet }, runtime, host);
   async function newOrg(name: string, creditCents = 1000) {
     const org = await createOrg(platform.admin, name);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitControllers, limitSettings, sizeLimits } from '../../../sandbox-runtime/limits.ts';
 import { rootOnHost } from '../../../sandbox-runtime/user-namespace.ts';
+import { freePort } from '../../harness/ports.ts';
 import { givenRuntime, pathFromHost, prepareTimeoutMs, sandboxId } from './given.ts';
 
 // Each sandbox is a process tree in its own namespaces, root inside and nobody outside, with no
@@ -77,7 +78,8 @@ describe('a sandbox', () => {
 
   it("cannot reach the host's loopback, and the host reaches its ports only through the runtime", async () => {
     const host = createServer((socket) => socket.end('host\n'));
-    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    const port = await freePort();
+    await new Promise<void>((resolve) => host.listen(port, '127.0.0.1', resolve));
     const hostPort = (host.address() as { port: number }).port;
     try {
       const outbound = await run(first, `bash -c 'echo hi > /dev/tcp/127.0.0.1/${hostPort}'`);

@@ -5,6 +5,7 @@ import { hashApiKey } from '../../../api/auth/api-keys.ts';
 import type { Scope } from '../../../domain/orgs/events.ts';
 import type { SandboxRuntime } from '../../../sandbox-runtime/runtime.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../../harness/platform.ts';
+import { freePort } from '../../harness/ports.ts';
 import { startTestHost, type TestHost, type TestHostOptions, testFleet } from '../../harness/sandbox-host.ts';
 import { givenRuntime } from '../sandboxes-runtime/given.ts';
 
@@ -97,7 +98,7 @@ export async function givenSandboxApi(
     models: options.models,
     dashboardRoot: options.dashboardRoot,
   });
-  const baseUrl = await platform.api.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = await platform.api.listen({ host: '127.0.0.1', port: await freePort() });
   const host = await startTestHost({ ...platform, apiUrl: baseUrl, fleet }, runtime, {
     now: clock.now,
     onIdlePass,

@@ -5,6 +5,7 @@ import { dependenciesPlugin } from '../../../api/dependencies.ts';
 import { type ApiError, Draining, errorHandler, jsonErrorFormat } from '../../../api/errors.ts';
 import { otlpErrorFormat, toOtlpError } from '../../../api/otlp/errors.ts';
 import { DependencyWatch } from '../../../platform/dependency-watch.ts';
+import { freePort } from '../../harness/ports.ts';
 
 // The shared refusals (api/dependencies.ts) on a bare server: a dependency away refuses at once,
 // in the route's surface shape; a drain closes each connection after its answer, so kept-alive
@@ -74,7 +75,7 @@ describe('while draining', () => {
     });
     // Runs after the plugin's own preClose hook (hooks run in the order added): the drain is on.
     server.addHook('preClose', async () => release());
-    await server.listen({ host: '127.0.0.1', port: 0 });
+    await server.listen({ host: '127.0.0.1', port: await freePort() });
     const { port } = server.server.address() as { port: number };
     const answer = new Promise<{ status?: number; connection?: string }>((resolve, reject) => {
       const outgoing = httpRequest({ host: '127.0.0.1', port, path: '/slow', agent: false }, (response) => {

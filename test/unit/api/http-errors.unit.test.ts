@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonErrorBody } from '../../../api/errors.ts';
 import { clientErrorHandler, frameworkErrors, notFoundHandler } from '../../../api/http-errors.ts';
 import { inferenceErrorBody } from '../../../api/inference/error-format.ts';
+import { freePort } from '../../harness/ports.ts';
 
 // What the server answers before any route runs (api/http-errors.ts), on a real socket: in the
 // shape of the surface the path belongs to, the one /openapi.json documents for its routes.
@@ -15,7 +16,7 @@ beforeAll(async () => {
   app.setNotFoundHandler(notFoundHandler);
   for (const url of ['/api/sandboxes/:id', '/api/inference/:model/v1/titles', '/api/otlp/v1/:x'])
     app.get(url, async () => ({ ok: true }));
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: await freePort() });
   port = (app.server.address() as { port: number }).port;
 });
 afterAll(() => app.close());

@@ -5,6 +5,7 @@ import { encodeExportResponse, type PartialSuccess } from '../../../api/otlp/enc
 import { refusalMessage } from '../../../domain/tracing/admission.ts';
 import { partialSuccessOf, startChaosLoad } from '../../harness/chaos-load.ts';
 import { eventually } from '../../harness/eventually.ts';
+import { freePort } from '../../harness/ports.ts';
 
 // The chaos test's OTLP load (test/harness/chaos-load.ts) counts a span as acknowledged, and so
 // owed a row in `spans`, only when a 200 refused nothing. A 200 whose partial_success refused the
@@ -28,7 +29,8 @@ async function endpoint(answer: (spans: number) => PartialSuccess | undefined): 
       response.end(encodeExportResponse('json', answer(spans)));
     });
   });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const port = await freePort();
+  await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
 }
 
