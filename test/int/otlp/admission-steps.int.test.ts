@@ -29,11 +29,17 @@ beforeAll(async () => {
 });
 afterAll(() => platform.stop());
 
-/** Ends the session's backend from another session, and waits until the server has ended it. */
-async function loseSession(client: PgClient): Promise<void> {
+/**
+ * Ends the session's backend from another session, and waits until the server has ended it;
+ * `seenByClient`, also until the client has read its end, as an idle client would have long before
+ * its next query (its pool then drops it when it is released rather than hand it out again).
+ */
+async function loseSession(client: PgClient, { seenByClient = false } = {}): Promise<void> {
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   const pid = rows[0]!.pid;
+  const clientEnded = new Promise<void>((resolve) => client.once('end', () => resolve()));
   await platform.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+  if (seenByClient) await clientEnded;
   await eventually(
     async () =>
       (await platform.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0
@@ -74,7 +80,8 @@ function poolLosingItsSessionAt(step: Step): { pool: PgPool; lost: () => boolean
           if (step === 'the commit' && isCommit && fire()) await loseSession(target);
           const answer = await query();
           if (isCommit) commits += 1;
-          if (step === 'after the commit' && isCommit && fire()) await loseSession(target);
+          if (step === 'after the commit' && isCommit && fire())
+            await loseSession(target, { seenByClient: true });
           return answer;
         };
       },
