@@ -95,9 +95,7 @@ export async function startTestHost(
     }),
   });
   const member = membership;
-  // Several announcements, each given 2 s (sandbox-host/membership.ts): an API that has just started
-  // on a busy machine may let the first ones time out.
-  await eventually(async () => (member.announced() ? true : undefined), 20_000, `host ${hostId} announced`);
+  await eventually(async () => (member.announced() ? true : undefined), 10_000, `host ${hostId} announced`);
   return {
     hostId,
     url,
