@@ -186,8 +186,13 @@ describe('the data pages of the dashboard', () => {
     const rows = page.getByRole('table', { name: 'Requests' }).locator('tbody tr');
     await reloadUntil(async () => (await rows.count()) === 2, 'both requests in the log');
 
-    // A click on the row's model, not on its link: the row opens.
-    await rows.filter({ hasText: 'ci-bot' }).getByRole('cell', { name: 'scribe', exact: true }).click();
+    // A click on the row's model, not on its link: the row opens. The row's link lies over the whole
+    // row (that is what makes a click anywhere open it), so the pointer lands on the link: Playwright
+    // is told to click where the cell is rather than wait for the cell itself to be the target.
+    await rows
+      .filter({ hasText: 'ci-bot' })
+      .getByRole('cell', { name: 'scribe', exact: true })
+      .click({ force: true });
     await page.waitForURL(/\/endpoints\/requests\/[^/?]+$/);
     await page.getByRole('heading', { name: 'Request', level: 1 }).waitFor();
     await noneLoading(page);
@@ -624,7 +629,9 @@ describe('the data pages of the dashboard', () => {
       const [view, box] = [await scroller.boundingBox(), await target.boundingBox()];
       return !!view && !!box && box.y >= view.y && box.y + box.height <= view.y + view.height + 1;
     };
-    await scroller.evaluate('(box) => { box.scrollTop = box.scrollHeight; }');
+    await scroller.evaluate((box) => {
+      box.scrollTop = box.scrollHeight;
+    });
     const last = row(spans + 1);
     await last.waitFor();
     expect(await last.getAttribute('data-span-id')).toBe(large.last.spanId);
