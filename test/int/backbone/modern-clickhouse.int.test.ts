@@ -5,13 +5,19 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseReads } from '../../../api/clickhouse-reads.ts';
-import { encodeCursor, type RequestsQuery, readRequestLog } from '../../../api/inference/requests-list.ts';
+import {
+  encodeCursor,
+  type RequestsQuery,
+  readLoggedRequest,
+  readRequestLog,
+} from '../../../api/inference/requests-list.ts';
 import {
   errorsByDayAndKind,
   latencyByKind,
   type Range,
   usageByModel,
 } from '../../../api/queries/analytics-store.ts';
+import { conversationTurns, tracesWith } from '../../../api/queries/sessions-store.ts';
 import { findSpan, traceSpans } from '../../../api/queries/spans-store.ts';
 import { listTraces, type TraceFilter } from '../../../api/queries/traces-store.ts';
 import { admissionFates } from '../../../consumers/projections.ts';
@@ -356,6 +362,17 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
     ).toBeUndefined();
   });
 
+  it("reads a session's and a user's traces, and each trace's turn of the conversation", async () => {
+    const session = await onBoth((clickhouse) => tracesWith(clickhouse, orgA, 'sessionId', 'session-1'));
+    expect(session.map((trace) => trace.summary.traceId)).toContain(agent.traceId);
+    const user = await onBoth((clickhouse) => tracesWith(clickhouse, orgA, 'userId', 'user-42'));
+    expect(user.map((trace) => trace.summary.traceId)).toContain(agent.traceId);
+    const turns = await onBoth(async (clickhouse) =>
+      [...(await conversationTurns(clickhouse, orgA, [agent.traceId, lateId])).keys()].sort(),
+    );
+    expect(turns).toContain(agent.traceId);
+  });
+
   it('answers the analytics, before and after the span facts settle', async () => {
     const range: Range = { from: dayAt(7, 0), to: new Date(now.getTime() + 86_400_000) };
     const answers = (clickhouse: ClickHouseClient) =>
@@ -406,6 +423,16 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
       cursor = encodeCursor(page.next);
     }
     expect(pages).toEqual(all.rows.map((row) => row.request_id));
+  });
+
+  it('reads one request of the log by its id, and none of another org', async () => {
+    const [first] = (await onBoth((clickhouse) => readRequestLog(clickhouse, orgA, { limit: 1 }))).rows;
+    expect(first).toBeDefined();
+    const found = await onBoth((clickhouse) => readLoggedRequest(clickhouse, orgA, first!.request_id));
+    expect(found?.request_id).toBe(first!.request_id);
+    expect(
+      await onBoth((clickhouse) => readLoggedRequest(clickhouse, 'org_nobody', first!.request_id)),
+    ).toBeUndefined();
   });
 
   it('totals the request log for reconciliation', async () => {
