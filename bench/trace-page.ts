@@ -179,7 +179,10 @@ try {
     }
     await page.addInitScript(firstRowWatch);
     await page.goto(url);
-    await page.waitForFunction('window.__rowShown !== undefined', null, { timeout: 60_000 });
+    // A function, not a string: the dashboard's CSP refuses eval, which a string predicate needs.
+    await page.waitForFunction(() => (globalThis as { __rowShown?: number }).__rowShown !== undefined, null, {
+      timeout: 60_000,
+    });
     firstRows.push(
       (await page.evaluate(`({
         shown: window.__rowShown,
