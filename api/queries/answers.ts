@@ -3,9 +3,9 @@ import type { ActivityTotals, SessionActivity } from '../../domain/tracing/queri
 import type { SpanTreeNode } from '../../domain/tracing/queries-tree.ts';
 import type { StoredSpan } from '../../domain/tracing/span.ts';
 import type { TraceSummary } from '../../domain/tracing/trace-summary.ts';
-import type { SessionTrace, SpanNodeAnswer, TraceItem } from './schemas.ts';
+import type { SessionTrace, SpanNodeAnswer, SpanOutlineAnswer, TraceItem } from './schemas.ts';
 import type { Turn, TurnSide } from './sessions-store.ts';
-import type { FullSpan } from './spans-store.ts';
+import type { FullSpan, OutlineSpan } from './spans-store.ts';
 import type { ListedTrace } from './traces-store.ts';
 
 // Domain values → the query surface's wire shapes (api/queries/schemas.ts), snake_case. The list
@@ -14,6 +14,8 @@ import type { ListedTrace } from './traces-store.ts';
 /** An instant in nanoseconds as ISO 8601, millisecond precision. */
 const iso = (nanos: bigint) => new Date(Number(nanos / 1_000_000n)).toISOString();
 
+const durationMs = (start: bigint, end: bigint) => (end > start ? Number(end - start) / 1e6 : 0);
+
 /** Millisecond precision for people; the exact nanoseconds travel beside it as text. */
 function times(start: bigint, end: bigint) {
   return {
@@ -21,7 +23,7 @@ function times(start: bigint, end: bigint) {
     end_time: iso(end),
     start_time_unix_nano: start.toString(),
     end_time_unix_nano: end.toString(),
-    duration_ms: end > start ? Number(end - start) / 1e6 : 0,
+    duration_ms: durationMs(start, end),
   };
 }
 
@@ -82,6 +84,21 @@ function spanHead(span: StoredSpan) {
 
 export function spanNode(node: SpanTreeNode<StoredSpan>): SpanNodeAnswer {
   return { ...spanHead(node), children: node.children.map(spanNode) };
+}
+
+export function spanOutlineNode(node: SpanTreeNode<OutlineSpan>): SpanOutlineAnswer {
+  const { startTimeUnixNano: start, endTimeUnixNano: end } = node;
+  return {
+    span_id: node.spanId,
+    name: node.name,
+    kind: node.kind,
+    start_time_unix_nano: start.toString(),
+    end_time_unix_nano: end.toString(),
+    duration_ms: durationMs(start, end),
+    status_code: node.statusCode,
+    model: node.model,
+    children: node.children.map(spanOutlineNode),
+  };
 }
 
 /** Stored JSON text back to JSON; text that is not JSON (never written by us) is shown as is. */

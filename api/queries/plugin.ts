@@ -19,6 +19,7 @@ import {
   sessionTrace,
   spanDetail,
   spanNode,
+  spanOutlineNode,
   traceItem,
   traceModels,
   usdOrNull,
@@ -37,6 +38,7 @@ import {
   traceAnswer,
   traceListAnswer,
   traceListQuery,
+  traceOutlineAnswer,
   traceParams,
   usageAnswer,
   userAnswer,
@@ -44,8 +46,8 @@ import {
   userQuery,
 } from './schemas.ts';
 import { conversationTurns, tracesWith } from './sessions-store.ts';
-import { findSpan, traceSpans } from './spans-store.ts';
-import { listTraces } from './traces-store.ts';
+import { findSpan, traceOutline, traceSpans } from './spans-store.ts';
+import { listTraces, oneTrace } from './traces-store.ts';
 
 // The query surface (GET /api/traces…, /api/sessions/…, /api/users/…, /api/analytics/…): reads of the spans read model in
 // ClickHouse, never Kafka. Every route needs a key with `traces:write`, the contract's only
@@ -119,6 +121,33 @@ export const queriesPlugin: FastifyPluginAsyncZod<{ readModels: ClickHouseReads 
           ...traceItem(summarizeTrace(spans), traceModels(spans)),
           spans: buildSpanTree(spans).map(spanNode),
         },
+      };
+    },
+  );
+
+  app.get(
+    '/traces/:traceId/outline',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: "One trace: its totals and its span tree in outline, what the dashboard's trace view draws",
+        description:
+          'Each span has its id, name, kind, times, status and model; `GET /api/traces/{traceId}` has every head field, `GET /api/traces/{traceId}/spans/{spanId}` everything stored. A third of the bytes of the whole tree.',
+        params: traceParams,
+        response: { 200: traceOutlineAnswer, ...errorResponses('traces.one') },
+      },
+    },
+    async (request) => {
+      const { traceId } = request.params;
+      const [trace, spans] = await readModels.read((clickhouse) =>
+        Promise.all([
+          oneTrace(clickhouse, orgOf(request), traceId),
+          traceOutline(clickhouse, orgOf(request), traceId),
+        ]),
+      );
+      if (!trace || spans.length === 0) throw notFound('trace');
+      return {
+        data: { ...traceItem(trace.summary, trace.models), spans: buildSpanTree(spans).map(spanOutlineNode) },
       };
     },
   );

@@ -167,6 +167,27 @@ export type SpanNodeAnswer = Omit<z.infer<typeof spanNode>, 'children'> & { chil
 
 export const traceAnswer = z.object({ data: traceItem.extend({ spans: z.array(spanNode) }) });
 
+/** A span node as the trace view's tree draws it: `GET /api/traces/{traceId}/spans/{spanId}` has the rest. */
+export const spanOutlineNode = z.object({
+  span_id: spanHead.span_id,
+  name: spanHead.name,
+  kind: spanHead.kind,
+  start_time_unix_nano: times.start_time_unix_nano,
+  end_time_unix_nano: times.end_time_unix_nano,
+  duration_ms: times.duration_ms,
+  status_code: spanHead.status_code,
+  model: spanHead.model,
+  children: z.array(z.unknown()).describe('Child spans, each shaped like this node.'),
+});
+
+export type SpanOutlineAnswer = Omit<z.infer<typeof spanOutlineNode>, 'children'> & {
+  children: SpanOutlineAnswer[];
+};
+
+export const traceOutlineAnswer = z.object({
+  data: traceItem.extend({ spans: z.array(spanOutlineNode) }),
+});
+
 export const spanAnswer = z.object({
   data: z.object({
     trace_id: z.string(),

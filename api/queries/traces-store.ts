@@ -127,6 +127,22 @@ export function listedTrace(row: TraceRow): ListedTrace {
   };
 }
 
+/** One trace's values from its fragments, as the list has them; undefined when the org has no such trace. */
+export async function oneTrace(
+  clickhouse: ClickHouseReader,
+  orgId: string,
+  traceId: string,
+): Promise<ListedTrace | undefined> {
+  const query = sql`
+    SELECT ${hexId('trace_id')} AS trace_hex, ${traceAggregates}
+    FROM trace_fragments
+    PREWHERE org_id = ${orgId} AND trace_id = ${idBytes(traceId)}
+    GROUP BY trace_id`;
+  const result = await clickhouse.query({ query: query.text, format: 'JSONEachRow' });
+  const [row] = await result.json<TraceRow>();
+  return row && listedTrace(row);
+}
+
 export interface TraceFilter {
   from?: Date;
   to?: Date;

@@ -18,8 +18,8 @@ import {
   usageByModel,
 } from '../../../api/queries/analytics-store.ts';
 import { conversationTurns, tracesWith } from '../../../api/queries/sessions-store.ts';
-import { findSpan, traceSpans } from '../../../api/queries/spans-store.ts';
-import { listTraces, type TraceFilter } from '../../../api/queries/traces-store.ts';
+import { findSpan, traceOutline, traceSpans } from '../../../api/queries/spans-store.ts';
+import { listTraces, oneTrace, type TraceFilter } from '../../../api/queries/traces-store.ts';
 import { admissionFates } from '../../../consumers/projections.ts';
 import type { SpanEvent } from '../../../domain/tracing/events.ts';
 import type { UsageRecorded } from '../../../domain/usage/events.ts';
@@ -351,6 +351,8 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
   it("reads each trace's spans and each span", async () => {
     for (const traceId of [agent.traceId, lateId, orphanId, deletedId, otherId, newTraceId()]) {
       await onBoth((clickhouse) => traceSpans(clickhouse, orgA, traceId));
+      await onBoth((clickhouse) => traceOutline(clickhouse, orgA, traceId));
+      await onBoth((clickhouse) => oneTrace(clickhouse, orgA, traceId));
     }
     const spans = [...agent.spans, ...late.children, late.root, ...orphans];
     for (const one of spans) {

@@ -191,6 +191,9 @@ describe('the trace list', () => {
   });
 });
 
+/** A span node as the API answers it, children of the same shape. */
+type Node = Record<string, unknown> & { children: Node[] };
+
 describe('one trace', () => {
   it('nests spans under their parents, orders siblings by start, and leaves bodies out', async () => {
     const { status, body } = await get<{ data: { spans: Record<string, unknown>[] } }>(
@@ -219,6 +222,42 @@ describe('one trace', () => {
     expect(children[1]).toMatchObject({ status_code: 2, status_message: 'carrier API timed out once' });
     for (const key of ['input', 'output', 'attributes', 'events', 'links'])
       expect(root).not.toHaveProperty(key);
+  });
+
+  it('in outline: the same totals and tree, each node with what the trace view draws', async () => {
+    const whole = await get<{ data: Record<string, unknown> & { spans: Node[] } }>(
+      platform,
+      org.key,
+      `/api/traces/${agent.traceId}`,
+    );
+    const outline = await get<{ data: Record<string, unknown> & { spans: Node[] } }>(
+      platform,
+      org.key,
+      `/api/traces/${agent.traceId}/outline`,
+    );
+    expect(outline.status).toBe(200);
+    const { spans: wholeSpans, ...wholeTotals } = whole.body.data;
+    const { spans: outlineSpans, ...outlineTotals } = outline.body.data;
+    expect(outlineTotals).toEqual(wholeTotals);
+    const outlineOf = (node: Node): Node => ({
+      span_id: node.span_id,
+      name: node.name,
+      kind: node.kind,
+      start_time_unix_nano: node.start_time_unix_nano,
+      end_time_unix_nano: node.end_time_unix_nano,
+      duration_ms: node.duration_ms,
+      status_code: node.status_code,
+      model: node.model,
+      children: node.children.map(outlineOf),
+    });
+    expect(outlineSpans).toEqual(wholeSpans.map(outlineOf));
+    expect(outlineSpans[0]?.children.map((child) => child.model)).toEqual([
+      'gpt-4o-2024-08-06',
+      null,
+      'gpt-4o-2024-08-06',
+    ]);
+    const unknown = await get(platform, org.key, `/api/traces/${'0'.repeat(32)}/outline`);
+    expect(unknown.status).toBe(404);
   });
 
   it('puts spans whose parent is missing at the top level', async () => {

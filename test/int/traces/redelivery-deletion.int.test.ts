@@ -30,6 +30,7 @@ async function everyAnswer(key: string, trace: ReturnType<typeof agentTrace>) {
   const urls = [
     '/api/traces',
     `/api/traces/${trace.traceId}`,
+    `/api/traces/${trace.traceId}/outline`,
     ...trace.spans.map((one) => `/api/traces/${trace.traceId}/spans/${one.spanId}`),
     ...analytics.map((url) => `${url}?from=${dayAt(5, 0).toISOString()}&to=${dayAt(0, 0).toISOString()}`),
   ];
@@ -108,6 +109,7 @@ describe('deletion', () => {
     const list = await untilTraceCount(platform, org.key, 1);
     expect(list.data.map((item) => item.trace_id)).toEqual([kept.traceId]);
     expect((await get(platform, org.key, `/api/traces/${doomed.traceId}`)).status).toBe(404);
+    expect((await get(platform, org.key, `/api/traces/${doomed.traceId}/outline`)).status).toBe(404);
     for (const one of doomed.spans)
       expect((await get(platform, org.key, `/api/traces/${doomed.traceId}/spans/${one.spanId}`)).status).toBe(
         404,

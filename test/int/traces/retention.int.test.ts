@@ -57,6 +57,7 @@ describe('span retention', () => {
     expect(list.data.map((item) => item.trace_id).sort()).toEqual([recent.traceId, fresh.traceId].sort());
     expect(list.data.every((item) => item.span_count === 5)).toBe(true);
     expect((await get(platform, org.key, `/api/traces/${old.traceId}`)).status).toBe(404);
+    expect((await get(platform, org.key, `/api/traces/${old.traceId}/outline`)).status).toBe(404);
     // Idempotent: nothing left to drop for that day.
     expect(await dropExpiredSpanPartitions(platform.clickhouse, now)).not.toContain(
       yyyymmdd(new Date(now.getTime() - 32 * dayMs)),

@@ -16583,6 +16583,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/traces/{traceId}/outline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One trace: its totals and its span tree in outline, what the dashboard's trace view draws
+         * @description Each span has its id, name, kind, times, status and model; `GET /api/traces/{traceId}` has every head field, `GET /api/traces/{traceId}/spans/{spanId}` everything stored. A third of the bytes of the whole tree.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    traceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                duration_ms: number;
+                                end_time: string;
+                                end_time_unix_nano: string;
+                                environment: string | null;
+                                error_count: number;
+                                /** @description Over generation spans only (001, Trace-level values). */
+                                input_tokens: number;
+                                models: string[];
+                                output_tokens: number;
+                                /** @description Null while the root span has not arrived. */
+                                root_span_name: string | null;
+                                service: string | null;
+                                session_id: string | null;
+                                span_count: number;
+                                spans: {
+                                    /** @description Child spans, each shaped like this node. */
+                                    children: unknown[];
+                                    duration_ms: number;
+                                    end_time_unix_nano: string;
+                                    /** @enum {string} */
+                                    kind: "generation" | "tool" | "agent" | "retrieval" | "span";
+                                    model: string | null;
+                                    name: string;
+                                    span_id: string;
+                                    /** @description Exact, as a decimal string. */
+                                    start_time_unix_nano: string;
+                                    status_code: number;
+                                }[];
+                                /** @description ISO 8601, millisecond precision. */
+                                start_time: string;
+                                /** @description Exact, as a decimal string. */
+                                start_time_unix_nano: string;
+                                /** @description USD over the generation spans that have a cost (`cost_usd`); null when none has one. A span is priced when received. */
+                                total_cost_usd: number | null;
+                                trace_id: string;
+                                user_id: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description No live API key (or sandbox token) in `Authorization: Bearer …`, or no live session (or a wrong password). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The key lacks the scope, or the sandbox token the ability or origin; or the session's CSRF token is missing, or only an owner may do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Nothing with this id or name in the org (with a session: no org of yours by that `Orrery-Org`). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request did not arrive whole in time (ORRERY_HTTP_*_TIMEOUT_MS); the connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A path parameter is over 100 characters. */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A field, path or query parameter (or the `Orrery-Org` header of a session in several orgs) is missing or invalid: `param` names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request line and headers are over 16 KiB; the connection is closed. */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not available right now (keys still loading after a restart, a change not recorded, nothing deployed, no sandbox host with room, the sandbox's host unreachable): see `Retry-After` when sent. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description stable, to branch on */
+                                code: string;
+                                /** @description what went wrong and what to do next */
+                                message: string;
+                                /** @description the field at fault, when one is */
+                                param?: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/traces/{traceId}/spans/{spanId}": {
         parameters: {
             query?: never;
