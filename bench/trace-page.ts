@@ -168,9 +168,27 @@ try {
   const reads: Awaited<ReturnType<typeof readTrace>>[] = [];
   for (let index = 0; index < 5; index += 1) reads.push(await readTrace());
   const readMs = reads.map((read) => read.ms).sort((a, b) => a - b);
+  // The outline, what the page reads.
+  const outlines: { ms: number; bytes: number }[] = [];
+  for (let index = 0; index < 5; index += 1) {
+    const started = performance.now();
+    const answer = await fetch(`${base}/api/traces/${trace.traceId}/outline`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const text = await answer.text();
+    if (answer.status !== 200) throw new Error(`GET the outline: ${answer.status} ${text.slice(0, 300)}`);
+    outlines.push({ ms: performance.now() - started, bytes: Buffer.byteLength(text) });
+  }
+  const outlineMs = outlines.map((read) => read.ms).sort((a, b) => a - b);
 
   const url = `${base}/orgs/${encodeURIComponent(orgId)}/tracing/traces/${trace.traceId}`;
-  const firstRows: { shown: number; inPage: number; answered: number | undefined }[] = [];
+  const firstRows: {
+    shown: number;
+    inPage: number;
+    scripts: number | undefined;
+    asked: number | undefined;
+    answered: number | undefined;
+  }[] = [];
   let page = await context.newPage();
   for (let load = 0; load < loads; load += 1) {
     if (load > 0) {
@@ -187,8 +205,12 @@ try {
       (await page.evaluate(`({
         shown: window.__rowShown,
         inPage: window.__rowInPage,
+        scripts: Math.max(...performance.getEntriesByType('resource')
+          .filter((entry) => entry.initiatorType === 'script').map((entry) => entry.responseEnd)),
+        asked: performance.getEntriesByType('resource')
+          .find((entry) => entry.name.endsWith('/api/traces/${trace.traceId}/outline'))?.requestStart,
         answered: performance.getEntriesByType('resource')
-          .find((entry) => entry.name.endsWith('/api/traces/${trace.traceId}'))?.responseEnd,
+          .find((entry) => entry.name.endsWith('/api/traces/${trace.traceId}/outline'))?.responseEnd,
       })`)) as (typeof firstRows)[number],
     );
   }
@@ -229,10 +251,16 @@ try {
     `  GET /api/traces/:id (${(reads[0]!.bytes / 1024 ** 2).toFixed(1)} MiB of JSON): p50 ${ms(percentile(readMs, 50))}, max ${ms(readMs.at(-1))} over ${reads.length} reads`,
   );
   console.log(
+    `  GET /api/traces/:id/outline, what the page reads (${(outlines[0]!.bytes / 1024 ** 2).toFixed(1)} MiB): p50 ${ms(percentile(outlineMs, 50))}, max ${ms(outlineMs.at(-1))} over ${outlines.length} reads`,
+  );
+  console.log(
     `  first span row shown, from the navigation's start: ${loadsLine.join(', ')}; target ${targetMs} ms: ${target}`,
   );
   console.log(
-    `    the trace's answer ended at ${firstRows.map((row) => ms(row.answered)).join(', ')}; the row was in the page at ${firstRows.map((row) => ms(row.inPage)).join(', ')}`,
+    `    the scripts were in at ${firstRows.map((row) => ms(row.scripts)).join(', ')}; the outline was asked for at ${firstRows.map((row) => ms(row.asked)).join(', ')}`,
+  );
+  console.log(
+    `    its answer ended at ${firstRows.map((row) => ms(row.answered)).join(', ')}; the row was in the page at ${firstRows.map((row) => ms(row.inPage)).join(', ')}`,
   );
   console.log(
     `  rows in the page: ${rowsAtTop} at the top, at most ${scrolled.most} while scrolling, of ${thousands(spans)} spans (aria-rowcount ${rowCount}, the header's row included)`,

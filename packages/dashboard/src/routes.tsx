@@ -6,12 +6,14 @@ import { InvitationPage } from './pages/invitation.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { NewOrgPage } from './pages/new-org.tsx';
 import { SignupPage } from './pages/signup.tsx';
-import { RequireSession } from './session.tsx';
+import { queryClient } from './query-client.ts';
+import { RequireSession, sessionQuery } from './session.tsx';
 import { KeysPage } from './settings/keys.tsx';
 import { MembersPage } from './settings/members.tsx';
 import { PricesPage } from './settings/prices.tsx';
 import { SettingsPage } from './settings/settings.tsx';
 import { Home, Shell } from './shell.tsx';
+import { traceQuery } from './tracing/queries.ts';
 
 // Every page's address. The API answers index.html for any path outside /api
 // (api/dashboard/plugin.ts), so each of these may be opened directly or reloaded.
@@ -23,6 +25,12 @@ export const routes: RouteObject[] = [
   { path: '/invitations/:token', element: <InvitationPage /> },
   {
     element: <RequireSession />,
+    // Each loader starts its page's first read without waiting for it: the read runs beside the
+    // download of the page's code instead of after it (a 10,000-span trace is megabytes).
+    loader: () => {
+      void queryClient.prefetchQuery(sessionQuery);
+      return null;
+    },
     children: [
       { path: '/', element: <Home /> },
       // The verification_uri of the command-line login (api/people/device-routes.ts).
@@ -57,6 +65,10 @@ export const routes: RouteObject[] = [
           },
           {
             path: 'tracing/traces/:traceId',
+            loader: ({ params }) => {
+              void queryClient.prefetchQuery(traceQuery(params.orgId ?? '', params.traceId ?? ''));
+              return null;
+            },
             lazy: async () => ({ Component: (await import('./tracing/trace-view.tsx')).TracePage }),
           },
           {

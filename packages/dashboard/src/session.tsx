@@ -1,4 +1,4 @@
-import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { ApiFailure, api, dataOf, rememberCsrfToken } from './api/client.ts';
 import type { Session } from './api/types.ts';
@@ -26,8 +26,11 @@ async function fetchSession(): Promise<Session | null> {
   }
 }
 
+/** The session's read: the hook's, and the one the guard's route starts as the navigation starts. */
+export const sessionQuery = queryOptions({ queryKey: sessionKey, queryFn: fetchSession, staleTime: 30_000 });
+
 export function useSession() {
-  return useQuery({ queryKey: sessionKey, queryFn: fetchSession, staleTime: 30_000 });
+  return useQuery(sessionQuery);
 }
 
 /** The session a sign-up or login answered: no need to ask for it again. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Charge, SpanNode } from '../src/api/types.ts';
+import type { Charge, SpanOutline } from '../src/api/types.ts';
 import { chartRows, lastUtcDays } from '../src/billing/days.ts';
 import { dollars, duration, fractionOfCents, none, requestCost, usd, usdPrice } from '../src/format.ts';
 import { newerSearch, olderSearch } from '../src/paging.ts';
@@ -102,13 +102,13 @@ describe('the Billing chart', () => {
 });
 
 describe("a trace's rows", () => {
-  const node = (id: string, start: number, end: number, children: SpanNode[] = []) =>
+  const node = (id: string, start: number, end: number, children: SpanOutline[] = []) =>
     ({
       span_id: id,
       start_time_unix_nano: `${start}000000`,
       end_time_unix_nano: `${end}000000`,
       children,
-    }) as unknown as SpanNode;
+    }) as unknown as SpanOutline;
 
   it('walks the tree depth first, each bar placed on the trace time', () => {
     const rows = spanRows([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SpanNode } from '../src/api/types.ts';
+import type { SpanOutline } from '../src/api/types.ts';
 import { ancestorIds, hasChildren, shownRows, spanRows } from '../src/tracing/span-rows.ts';
 import { markedParts, matchingRows, stepMatch } from '../src/tracing/span-search.ts';
 
@@ -7,8 +7,8 @@ import { markedParts, matchingRows, stepMatch } from '../src/tracing/span-search
 
 const node = (
   id: string,
-  children: SpanNode[] = [],
-  more: { name?: string; kind?: SpanNode['kind']; model?: string | null } = {},
+  children: SpanOutline[] = [],
+  more: { name?: string; kind?: SpanOutline['kind']; model?: string | null } = {},
 ) =>
   ({
     span_id: id,
@@ -18,7 +18,7 @@ const node = (
     start_time_unix_nano: '1000000000',
     end_time_unix_nano: '2000000000',
     children,
-  }) as unknown as SpanNode;
+  }) as unknown as SpanOutline;
 
 // agent
 //   chat        (generation, gpt-4o)

@@ -64,11 +64,12 @@ export type RequestDetail = Json<paths['/api/inference/requests/{requestId}']['g
 export type TracesQuery = NonNullable<paths['/api/traces']['get']['parameters']['query']>;
 export type TracesPage = Json<paths['/api/traces']['get']['responses'][200]>;
 export type TraceItem = TracesPage['data'][number];
-export type Trace = DataOf<paths['/api/traces/{traceId}']['get']['responses'][200]>;
-/** A node of a trace's span tree; the document types its children loosely, they are this shape. */
-export type SpanNode = Omit<Trace['spans'][number], 'children'> & { children: SpanNode[] };
+/** A trace as its page draws it: its totals and its span tree in outline. */
+export type TraceOutline = DataOf<paths['/api/traces/{traceId}/outline']['get']['responses'][200]>;
+/** A node of a trace's outline; the document types its children loosely, they are this shape. */
+export type SpanOutline = Omit<TraceOutline['spans'][number], 'children'> & { children: SpanOutline[] };
 export type SpanDetail = DataOf<paths['/api/traces/{traceId}/spans/{spanId}']['get']['responses'][200]>;
-export type SpanKind = SpanNode['kind'];
+export type SpanKind = SpanOutline['kind'];
 /** A session's page of traces (GET /api/sessions/{sessionId}): its totals and a page of its turns. */
 export type SessionQuery = NonNullable<paths['/api/sessions/{sessionId}']['get']['parameters']['query']>;
 export type SessionPage = Json<paths['/api/sessions/{sessionId}']['get']['responses'][200]>;

@@ -1,14 +1,13 @@
-import type { SpanNode } from '../api/types.ts';
+import type { SpanOutline } from '../api/types.ts';
 
 // A trace's span tree as the rows the trace view shows: depth-first in the API's order (children
 // by start), each with its depth, its parent's row and where its subtree ends (so a collapsed
 // span's descendants are skipped in one step), and its bar on the timeline as fractions of the
-// trace's span. Times are nanosecond decimal strings, so the arithmetic is in BigInt. A trace
-// holds up to 10,000 spans (001, Limits), nested as deep as its sender made it: the walk is a
-// loop, not a recursion. Pure (test/data.unit.test.ts, test/span-rows.unit.test.ts).
+// trace's span. A trace holds up to 10,000 spans (001, Limits), nested as deep as its sender
+// made it: the walk is a loop, not a recursion. Pure (test/data.unit.test.ts, test/span-rows.unit.test.ts).
 
 export interface SpanRow {
-  span: SpanNode;
+  span: SpanOutline;
   depth: number;
   /** The parent's row (its index in the rows), or -1 for a top-level span. */
   parent: number;
@@ -21,11 +20,11 @@ export interface SpanRow {
   startsAtMs: number;
 }
 
-export function spanRows(roots: readonly SpanNode[]): SpanRow[] {
-  const flat: { span: SpanNode; depth: number; parent: number; end: number }[] = [];
+export function spanRows(roots: readonly SpanOutline[]): SpanRow[] {
+  const flat: { span: SpanOutline; depth: number; parent: number; end: number }[] = [];
   // Depth first: a stack of the spans still to visit, each child pushed after its later siblings.
-  const stack: { span: SpanNode; depth: number; parent: number }[] = [];
-  const pushChildren = (spans: readonly SpanNode[], depth: number, parent: number) => {
+  const stack: { span: SpanOutline; depth: number; parent: number }[] = [];
+  const pushChildren = (spans: readonly SpanOutline[], depth: number, parent: number) => {
     for (let index = spans.length - 1; index >= 0; index -= 1)
       stack.push({ span: spans[index]!, depth, parent });
   };
@@ -41,17 +40,17 @@ export function spanRows(roots: readonly SpanNode[]): SpanRow[] {
   }
   for (const index of open) flat[index]!.end = flat.length;
   if (flat.length === 0) return [];
-  const starts = flat.map(({ span }) => BigInt(span.start_time_unix_nano));
-  const ends = flat.map(({ span }) => BigInt(span.end_time_unix_nano));
-  // BigInt has no Math.min and Math.max.
-  let first = starts[0]!;
-  let last = ends[0]!;
-  for (const start of starts) if (start < first) first = start;
-  for (const end of ends) if (end > last) last = end;
-  const total = last > first ? Number(last - first) : 1;
+  // Numbers, not BigInt: a bar is drawn in pixels and a start shown in milliseconds, so a few
+  // hundred nanoseconds of rounding at today's epoch cannot show, and parsing 20,000 BigInts is
+  // most of the work of opening a trace at 001's limit.
+  const starts = flat.map(({ span }) => Number(span.start_time_unix_nano));
+  const ends = flat.map(({ span }) => Number(span.end_time_unix_nano));
+  const first = Math.min(...starts);
+  const last = Math.max(...ends);
+  const total = last > first ? last - first : 1;
   return flat.map(({ span, depth, parent, end }, index) => {
-    const start = Number(starts[index]! - first);
-    const length = Math.max(0, Number(ends[index]! - starts[index]!));
+    const start = starts[index]! - first;
+    const length = Math.max(0, ends[index]! - starts[index]!);
     return {
       span,
       depth,
