@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
+import { centsPerMillionInputTokens, requestPriceCents } from '../../domain/billing/price.ts';
 import { idempotencyKeyHeader, readIdempotencyKey } from '../../domain/idempotency.ts';
 import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/inference/requests.ts';
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
@@ -21,7 +21,6 @@ import {
   encodeCursor,
   readLoggedRequest,
   readRequestLog,
-  requestCostCents,
   requestDetail,
   requestItem,
   requestParams,
@@ -265,7 +264,7 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       const row = await opts.readModels.read((clickhouse) => readLoggedRequest(clickhouse, orgId, requestId));
       if (!row) throw inferenceApiError('request_not_found');
       const item = requestItem(row, opts.directory.org(orgId)?.keys ?? {});
-      return { ...item, cost_cents: requestCostCents(item.input_tokens) };
+      return { ...item, cost_cents: requestPriceCents(item.input_tokens) };
     },
   );
 };

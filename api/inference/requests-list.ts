@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
 import type { OrgState } from '../../domain/orgs/org.ts';
 import { inferenceEndpoints } from '../../domain/usage/events.ts';
 import { type ClickHouseReader, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
@@ -110,11 +109,6 @@ export function requestItem(row: LogRow, keys: OrgState['keys']): z.output<typeo
     // ClickHouse 18.16 prints Float64 without shortest round-trip (6.6899999999999995).
     latency_ms: Math.round(row.latency_ms * 100) / 100,
   };
-}
-
-/** What one request's input tokens cost in cents before the day's rounding (domain/billing/price.ts). */
-export function requestCostCents(inputTokens: number): number {
-  return (inputTokens * Number(centsPerMillionInputTokens)) / 1_000_000;
 }
 
 /** The endpoints the log answers for: it also holds runs' metered stretches (endpoint `runs`), which are not requests. */

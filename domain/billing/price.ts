@@ -16,6 +16,15 @@ export function dayPriceCents(inputTokens: number): number {
   return Number((numerator + million - 1n) / million);
 }
 
+/**
+ * What one request's input tokens cost in cents, unrounded (`cost_cents` of a logged request): a
+ * fraction of a cent is shown, never charged, since only a day is rounded (`dayPriceCents`). So a
+ * number, not bigint: it is for reading, not for adding up.
+ */
+export function requestPriceCents(inputTokens: number): number {
+  return (inputTokens * Number(centsPerMillionInputTokens)) / Number(million);
+}
+
 /** Hardware is priced in micro-dollars (10,000 to the cent), so a second of the smallest size is a whole number. */
 export const microdollarsPerCent = 10_000;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type DayUsage, decideCharges, type OwedCharge } from '../../../domain/billing/charges.ts';
 import { utcDay } from '../../../domain/billing/day.ts';
-import { dayPriceCents } from '../../../domain/billing/price.ts';
+import { dayPriceCents, requestPriceCents } from '../../../domain/billing/price.ts';
 
 describe('dayPriceCents: 0.10 USD per million input tokens, a day rounded up to a cent once', () => {
   it.each([
@@ -20,6 +20,25 @@ describe('dayPriceCents: 0.10 USD per million input tokens, a day rounded up to 
 
   it.each([-1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1])('refuses %s tokens', (tokens) => {
     expect(() => dayPriceCents(tokens)).toThrow(RangeError);
+  });
+});
+
+describe("requestPriceCents: one request's tokens at the same price, the fraction of a cent kept", () => {
+  it.each([
+    { tokens: 0, cents: 0 },
+    { tokens: 1, cents: 0.00001 },
+    { tokens: 120, cents: 0.0012 },
+    { tokens: 150_000, cents: 1.5 },
+    { tokens: 1_000_000, cents: 10 },
+  ])('$tokens tokens cost $cents cents', ({ tokens, cents }) => {
+    expect(requestPriceCents(tokens)).toBeCloseTo(cents, 12);
+  });
+
+  it("is not rounded: requests of under a cent each add up to the day's price", () => {
+    const requests = [1, 120, 99_879];
+    for (const tokens of requests) expect(requestPriceCents(tokens)).toBeLessThan(1);
+    const unrounded = requests.reduce((sum, tokens) => sum + requestPriceCents(tokens), 0);
+    expect(unrounded).toBeCloseTo(dayPriceCents(100_000), 12);
   });
 });
 
