@@ -152,8 +152,10 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
           orgId: principal.orgId,
           occurredAt: occurredAt ?? new Date(),
           requestId,
-          // The request log's "key that made it"; a Playground request has none.
+          // The request log's "key that made it"; a Playground request has none, and names the
+          // person whose session sent it instead.
           keyId: principal.kind === 'key' ? principal.keyId : '',
+          ...(principal.kind === 'member' ? { personId: principal.personId } : {}),
           model: model.name,
           endpoint,
           inputTokens: modelReply.inputTokens,

@@ -19,7 +19,13 @@ export interface UsageRecorded {
   orgId: string;
   occurredAt: Date;
   requestId: string;
+  /** The key that made the request or placed the run (the request log's "key that made it"); '' for a session. */
   keyId: string;
+  /**
+   * The person whose dashboard session sent the request (the Playground); absent for a key's
+   * request and for a run's stretch, and in events recorded before it existed.
+   */
+  personId?: string;
   model: string;
   endpoint: UsageEndpoint;
   inputTokens: number;

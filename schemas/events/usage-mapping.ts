@@ -15,6 +15,7 @@ export function usageToWire(event: UsageRecorded): Record<string, unknown> {
     fallback,
     latencyMs,
     seconds = 0,
+    personId = '',
   } = event;
   return {
     eventId,
@@ -29,6 +30,7 @@ export function usageToWire(event: UsageRecorded): Record<string, unknown> {
     fallback,
     latencyMs,
     seconds,
+    personId,
   };
 }
 
@@ -52,5 +54,7 @@ export function usageFromWire(wire: Record<string, unknown>): UsageRecorded | un
     latencyMs: Number(wire.latencyMs ?? 0),
     // Absent on the wire and in the domain alike for an inference request (proto3's zero).
     ...(Number(wire.seconds ?? 0) > 0 ? { seconds: Number(wire.seconds) } : {}),
+    // Likewise for a key's request, a run's, and one recorded before people were named.
+    ...(typeof wire.personId === 'string' && wire.personId !== '' ? { personId: wire.personId } : {}),
   };
 }

@@ -340,22 +340,36 @@ describe('event mappings round-trip through protobuf', () => {
     expect(sandboxEventFromWire(throughProtobuf('sandbox', updated))).toBeUndefined();
   });
 
-  it('usage recorded', () => {
-    const event: UsageRecorded = {
-      type: 'UsageRecorded',
-      eventId: 'e',
-      orgId: 'o',
-      occurredAt: at,
-      requestId: 'r',
-      keyId: 'k',
-      model: 'm',
-      endpoint: 'previews',
-      inputTokens: 150_000,
-      outputTokens: 7,
-      fallback: true,
-      latencyMs: 12.5,
-    };
+  const usage: UsageRecorded = {
+    type: 'UsageRecorded',
+    eventId: 'e',
+    orgId: 'o',
+    occurredAt: at,
+    requestId: 'r',
+    keyId: 'k',
+    model: 'm',
+    endpoint: 'previews',
+    inputTokens: 150_000,
+    outputTokens: 7,
+    fallback: true,
+    latencyMs: 12.5,
+  };
+
+  it.each<[string, UsageRecorded]>([
+    ["a key's request", usage],
+    ["a person's Playground request", { ...usage, keyId: '', personId: 'person_1' }],
+    ["a run's stretch", { ...usage, endpoint: 'runs', model: 'run:small', inputTokens: 0, seconds: 30 }],
+  ])('usage recorded: %s', (_, event) => {
     expect(usageFromWire(throughProtobuf('usage', usageToWire(event)))).toEqual(event);
+  });
+
+  it('reads a Playground request recorded before person_id existed as naming no one', () => {
+    const wire = usageToWire({ ...usage, keyId: '', personId: 'person_1' });
+    // The bytes an earlier producer wrote: the same message without field 13.
+    const { personId: _, ...before } = wire;
+    const decoded = usageFromWire(throughProtobuf('usage', before));
+    expect(decoded).toEqual({ ...usage, keyId: '' });
+    expect(decoded).not.toHaveProperty('personId');
   });
 
   const firstReceived = new Date('2026-11-21T00:00:00Z');
