@@ -28,6 +28,7 @@ export function usageClickHouseProjection(clickhouse: ClickHouseClient): Project
           event_id: event.eventId,
           occurred_at_ms: event.occurredAt.getTime(),
           key_id: event.keyId,
+          person_id: event.personId ?? '',
           model: event.model,
           endpoint: event.endpoint,
           input_tokens: event.inputTokens,

@@ -258,6 +258,8 @@ const usageEvents: UsageRecorded[] = [
   usage(20, new Date(Date.UTC(2026, 10, 20, 12, 0, 0, 250))),
   usage(21, new Date(Date.UTC(2026, 10, 20, 12, 0, 0, 250))),
   usage(20, new Date(Date.UTC(2026, 10, 20, 12, 0, 0, 250))),
+  // A Playground request: no key, the person whose session sent it.
+  usage(40, dayAt(0, 7, 30), { keyId: '', personId: 'person_ada' }),
   usage(30, dayAt(1, 9), { orgId: orgB }),
 ];
 
@@ -290,6 +292,13 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
     });
     expect([...new Set(columns.map((column) => column.table))]).toEqual(
       expect.arrayContaining(['requests', 'schema_migrations', 'spans', 'trace_fragments', 'span_facts']),
+    );
+    // The request log's columns added by ALTER (0005, 0013), there on both engines.
+    expect(columns).toEqual(
+      expect.arrayContaining([
+        { table: 'requests', name: 'person_id', type: 'String' },
+        { table: 'requests', name: 'seconds', type: 'UInt64' },
+      ]),
     );
   });
 
@@ -400,7 +409,7 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
 
   it('reads the request log with every filter, and pages through it', async () => {
     const all = await onBoth((clickhouse) => readRequestLog(clickhouse, orgA, { limit: 200 }));
-    expect(all.rows).toHaveLength(14);
+    expect(all.rows).toHaveLength(15);
     const every: Required<RequestsQuery> = {
       from: dayAt(2, 0).toISOString(),
       to: new Date(now.getTime() + 86_400_000).toISOString(),

@@ -58,19 +58,24 @@ describe('projections on the real stack', () => {
     expect(row).toEqual({ name: 'Projected Org', tracing_enabled: false });
   });
 
-  it('projects a usage event into ClickHouse', async () => {
+  it("projects a usage event into ClickHouse, a key's or the person's whose session sent it", async () => {
     const event = usageEvent(`org_${randomUUID()}`);
-    await publishUsage(platform.producer, [event]);
-    await eventually(async () => ((await requestRows(event.requestId, true)) === 1 ? true : undefined));
-    const result = await platform.clickhouse.query({
-      query:
-        sql`SELECT key_id, model, input_tokens, latency_ms FROM requests FINAL WHERE request_id = ${event.requestId}`
-          .text,
-      format: 'JSONEachRow',
-    });
-    expect(await result.json()).toEqual([
-      { key_id: 'key_test', model: 'test-model', input_tokens: '120', latency_ms: 42.5 },
-    ]);
+    const playground = { ...usageEvent(event.orgId), keyId: '', personId: 'person_test' };
+    await publishUsage(platform.producer, [event, playground]);
+    for (const { requestId } of [event, playground])
+      await eventually(async () => ((await requestRows(requestId, true)) === 1 ? true : undefined));
+    const row = async (requestId: string) => {
+      const result = await platform.clickhouse.query({
+        query:
+          sql`SELECT key_id, person_id, model, input_tokens, latency_ms FROM requests FINAL WHERE request_id = ${requestId}`
+            .text,
+        format: 'JSONEachRow',
+      });
+      return result.json();
+    };
+    const stored = { model: 'test-model', input_tokens: '120', latency_ms: 42.5 };
+    expect(await row(event.requestId)).toEqual([{ key_id: 'key_test', person_id: '', ...stored }]);
+    expect(await row(playground.requestId)).toEqual([{ key_id: '', person_id: 'person_test', ...stored }]);
   });
 
   it('changes nothing when a batch is redelivered after the write and before the commit', async () => {
