@@ -185,6 +185,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     idempotencyKeys: new IdempotencyKeys(deps.pool),
     models: deps.models,
     readModels,
+    pool: deps.pool,
   });
   await app.register(billingPlugin, { prefix: '/api/billing', pool: deps.pool });
   await app.register(pricesPlugin, {

@@ -7,6 +7,7 @@ import { parseInferenceBody, previewRequest, titleRequest } from '../../domain/i
 import { inferenceEndpoints, type UsageRecorded } from '../../domain/usage/events.ts';
 import { config, type InferenceModelConfig } from '../../platform/config.ts';
 import { newId } from '../../platform/ids.ts';
+import type { PgPool } from '../../platform/postgres.ts';
 import type { EventProducer } from '../../producers/producer.ts';
 import { publishUsage } from '../../producers/usage.ts';
 import { fingerprint, type IdempotencyKeys } from '../../stores/idempotency-keys.ts';
@@ -19,6 +20,7 @@ import { byEndpoint } from './endpoints.ts';
 import { inferenceApiError, inferenceErrorFormat, toInferenceError } from './error-format.ts';
 import {
   encodeCursor,
+  namedPeople,
   readLoggedRequest,
   readRequestLog,
   requestDetail,
@@ -37,6 +39,8 @@ export interface InferencePluginOptions {
   models?: readonly InferenceModelConfig[];
   /** The request log's reads (GET /requests), given up while ClickHouse is away. */
   readModels: ClickHouseReads;
+  /** The people read model, which names the person who sent a Playground request. */
+  pool: PgPool;
 }
 
 const answer = z.object({
@@ -241,9 +245,10 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       const query = parsedOrRefused(parseInferenceBody(requestsQuery, request.query));
       const { orgId } = request.principal!;
       const page = await opts.readModels.read((clickhouse) => readRequestLog(clickhouse, orgId, query));
-      const keys = opts.directory.org(orgId)?.keys ?? {};
+      const org = opts.directory.org(orgId);
+      const people = await namedPeople(opts.pool, org?.members ?? {}, page.rows);
       return {
-        data: page.rows.map((row) => requestItem(row, keys)),
+        data: page.rows.map((row) => requestItem(row, org?.keys ?? {}, people)),
         next_cursor: page.next ? encodeCursor(page.next) : null,
       };
     },
@@ -265,7 +270,9 @@ export const inferencePlugin: FastifyPluginAsyncZod<InferencePluginOptions> = as
       const { orgId } = request.principal!;
       const row = await opts.readModels.read((clickhouse) => readLoggedRequest(clickhouse, orgId, requestId));
       if (!row) throw inferenceApiError('request_not_found');
-      const item = requestItem(row, opts.directory.org(orgId)?.keys ?? {});
+      const org = opts.directory.org(orgId);
+      const people = await namedPeople(opts.pool, org?.members ?? {}, [row]);
+      const item = requestItem(row, org?.keys ?? {}, people);
       return { ...item, cost_cents: requestPriceCents(item.input_tokens) };
     },
   );

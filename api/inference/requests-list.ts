@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import type { OrgState } from '../../domain/orgs/org.ts';
+import type { PersonState } from '../../domain/people/person.ts';
 import { inferenceEndpoints } from '../../domain/usage/events.ts';
 import { type ClickHouseReader, joinSql, type SqlFragment, sql } from '../../platform/clickhouse.ts';
+import type { PgPool } from '../../platform/postgres.ts';
+import { peopleByIds } from '../../stores/people.ts';
 import { inferenceApiError } from './error-format.ts';
 
 // `GET /api/inference/requests`: the dashboard's Endpoints > Requests list (spec 000, What the
 // service does), read from the request log in ClickHouse (`requests`, FINAL so a redelivered
-// usage event is one row). Newest first; the cursor is the last row's (time, request id).
+// usage event is one row). Newest first; the cursor is the last row's (time, request id). Each
+// request names who made it: its key, or the person whose dashboard session sent it (issue 50,
+// item 4), named from the people read model in Postgres while they are a member of the org.
 
 export const requestsQuery = z.strictObject({
   /** Inclusive, ISO 8601. */
@@ -28,7 +33,19 @@ export const requestRow = z.object({
   key: z
     .object({ id: z.string(), name: z.string().nullable(), prefix: z.string().nullable() })
     .nullable()
-    .describe("the key that made the request; null for the dashboard's Playground (a session)"),
+    .describe(
+      "the key that made the request; null for the dashboard's Playground (a session), which names its `person`",
+    ),
+  person: z
+    .object({
+      id: z.string(),
+      name: z.string().nullable().describe('null once the person is no longer a member of the org'),
+      email: z.string().nullable().describe('null once the person is no longer a member of the org'),
+    })
+    .nullable()
+    .describe(
+      "the person whose dashboard session sent the request (the Playground); null for a key's request",
+    ),
   model: z.string(),
   endpoint: z.enum(inferenceEndpoints),
   input_tokens: z.number().int(),
@@ -78,6 +95,8 @@ export interface LogRow {
   request_id: string;
   occurred_at_ms: string;
   key_id: string;
+  /** '' for a key's request, and for a session's logged before people were named. */
+  person_id: string;
   model: string;
   endpoint: string;
   input_tokens: string;
@@ -88,8 +107,33 @@ export interface LogRow {
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-/** A row of the log as the API answers it, its key named from the org's keys (renamed or deleted since). */
-export function requestItem(row: LogRow, keys: OrgState['keys']): z.output<typeof requestRow> {
+/** The people a page of the log names, as they are now; only the org's members are named. */
+export type NamedPeople = ReadonlyMap<string, Pick<PersonState, 'name' | 'email'>>;
+
+/**
+ * The people who sent the rows' requests, read once for the page, for those who are members of
+ * the org now: a person who left is their id alone, as a key the org does not know is. No read
+ * when no row was sent with a session.
+ */
+export async function namedPeople(
+  pool: PgPool,
+  members: OrgState['members'],
+  rows: readonly LogRow[],
+): Promise<NamedPeople> {
+  const ids = [...new Set(rows.map((row) => row.person_id))].filter((id) => Object.hasOwn(members, id));
+  return ids.length === 0 ? new Map() : peopleByIds(pool, ids);
+}
+
+/**
+ * A row of the log as the API answers it: its key named from the org's keys (renamed or deleted
+ * since), its person from `people` (`namedPeople`).
+ */
+export function requestItem(
+  row: LogRow,
+  keys: OrgState['keys'],
+  people: NamedPeople,
+): z.output<typeof requestRow> {
+  const person = people.get(row.person_id);
   return {
     id: row.request_id,
     created_at: new Date(Number(row.occurred_at_ms)).toISOString(),
@@ -101,6 +145,10 @@ export function requestItem(row: LogRow, keys: OrgState['keys']): z.output<typeo
             name: keys[row.key_id]?.name ?? null,
             prefix: keys[row.key_id]?.keyPrefix ?? null,
           },
+    person:
+      row.person_id === ''
+        ? null
+        : { id: row.person_id, name: person?.name ?? null, email: person?.email ?? null },
     model: row.model,
     endpoint: row.endpoint as (typeof inferenceEndpoints)[number],
     input_tokens: Number(row.input_tokens),
@@ -148,8 +196,8 @@ export async function readRequestLog(
   orgId: string,
   query: RequestsQuery,
 ): Promise<{ rows: LogRow[]; next: Position | null }> {
-  const statement = sql`SELECT request_id, occurred_at_ms, key_id, model, endpoint, input_tokens,
-      output_tokens, fallback, latency_ms
+  const statement = sql`SELECT request_id, occurred_at_ms, key_id, person_id, model, endpoint,
+      input_tokens, output_tokens, fallback, latency_ms
     FROM requests FINAL
     WHERE ${joinSql(conditions(orgId, query), ' AND ')}
     ORDER BY occurred_at_ms DESC, request_id DESC
@@ -168,8 +216,8 @@ export async function readLoggedRequest(
   orgId: string,
   requestId: string,
 ): Promise<LogRow | undefined> {
-  const statement = sql`SELECT request_id, occurred_at_ms, key_id, model, endpoint, input_tokens,
-      output_tokens, fallback, latency_ms
+  const statement = sql`SELECT request_id, occurred_at_ms, key_id, person_id, model, endpoint,
+      input_tokens, output_tokens, fallback, latency_ms
     FROM requests FINAL
     WHERE org_id = ${orgId} AND request_id = ${requestId} AND endpoint IN (${requestEndpoints()})
     LIMIT 1`;

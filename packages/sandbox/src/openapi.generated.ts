@@ -4165,7 +4165,7 @@ export interface paths {
                                 fallback: boolean;
                                 id: string;
                                 input_tokens: number;
-                                /** @description the key that made the request; null for the dashboard's Playground (a session) */
+                                /** @description the key that made the request; null for the dashboard's Playground (a session), which names its `person` */
                                 key: {
                                     id: string;
                                     name: string | null;
@@ -4174,6 +4174,14 @@ export interface paths {
                                 latency_ms: number;
                                 model: string;
                                 output_tokens: number;
+                                /** @description the person whose dashboard session sent the request (the Playground); null for a key's request */
+                                person: {
+                                    /** @description null once the person is no longer a member of the org */
+                                    email: string | null;
+                                    id: string;
+                                    /** @description null once the person is no longer a member of the org */
+                                    name: string | null;
+                                } | null;
                             }[];
                             next_cursor: string | null;
                         };
@@ -4363,7 +4371,7 @@ export interface paths {
                             fallback: boolean;
                             id: string;
                             input_tokens: number;
-                            /** @description the key that made the request; null for the dashboard's Playground (a session) */
+                            /** @description the key that made the request; null for the dashboard's Playground (a session), which names its `person` */
                             key: {
                                 id: string;
                                 name: string | null;
@@ -4372,6 +4380,14 @@ export interface paths {
                             latency_ms: number;
                             model: string;
                             output_tokens: number;
+                            /** @description the person whose dashboard session sent the request (the Playground); null for a key's request */
+                            person: {
+                                /** @description null once the person is no longer a member of the org */
+                                email: string | null;
+                                id: string;
+                                /** @description null once the person is no longer a member of the org */
+                                name: string | null;
+                            } | null;
                         };
                     };
                 };

@@ -410,6 +410,11 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
   it('reads the request log with every filter, and pages through it', async () => {
     const all = await onBoth((clickhouse) => readRequestLog(clickhouse, orgA, { limit: 200 }));
     expect(all.rows).toHaveLength(15);
+    // Who made each: a key, or (the Playground's) the person, the other column ''.
+    expect(all.rows.filter((row) => row.person_id !== '')).toEqual([
+      expect.objectContaining({ request_id: 'req_0040', key_id: '', person_id: 'person_ada' }),
+    ]);
+    expect(all.rows.every((row) => (row.key_id === '') !== (row.person_id === ''))).toBe(true);
     const every: Required<RequestsQuery> = {
       from: dayAt(2, 0).toISOString(),
       to: new Date(now.getTime() + 86_400_000).toISOString(),
@@ -441,6 +446,8 @@ describe('every ClickHouse migration and query, on 18.16 and on a current ClickH
     expect(first).toBeDefined();
     const found = await onBoth((clickhouse) => readLoggedRequest(clickhouse, orgA, first!.request_id));
     expect(found?.request_id).toBe(first!.request_id);
+    const playground = await onBoth((clickhouse) => readLoggedRequest(clickhouse, orgA, 'req_0040'));
+    expect(playground).toMatchObject({ key_id: '', person_id: 'person_ada' });
     expect(
       await onBoth((clickhouse) => readLoggedRequest(clickhouse, 'org_nobody', first!.request_id)),
     ).toBeUndefined();

@@ -58,6 +58,7 @@ describe('an answered title', () => {
       id: requestId,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       key: { id: customer.keyId, name: 'test key', prefix: expect.stringMatching(/^orr_/) },
+      person: null,
       model: 'scribe',
       endpoint: 'titles',
       input_tokens: 57,

@@ -155,7 +155,9 @@ export function invoke(
 export interface LoggedRequest {
   id: string;
   created_at: string;
-  key: { id: string; name: string | null; prefix: string | null };
+  /** null for a Playground request (a session), which names its person instead. */
+  key: { id: string; name: string | null; prefix: string | null } | null;
+  person: { id: string; name: string | null; email: string | null } | null;
   model: string;
   endpoint: string;
   input_tokens: number;

@@ -255,8 +255,8 @@ describe('the tracing beta', () => {
 });
 
 describe('the Playground', () => {
-  it('asks for a title with the session (and its CSRF token); the request log shows it without a key', async () => {
-    const owner = await signUp(platform.api);
+  it('asks for a title with the session (and its CSRF token); the request log names the person who sent it, not a key', async () => {
+    const owner = await signUp(platform.api, { name: 'Ada Playground' });
     const orgId = orgOf(owner);
     // Sign-up waited for the API's directory; the operator's commands read the consumers'
     // Postgres read model, which may bring the new org a moment later.
@@ -290,7 +290,88 @@ describe('the Playground', () => {
       10_000,
       'the request in the log',
     );
-    expect(logged[0]).toMatchObject({ model: 'scribe', endpoint: 'titles', key: null, input_tokens: 30 });
+    const person = { id: owner.personId, name: 'Ada Playground', email: owner.email };
+    expect(logged[0]).toMatchObject({
+      model: 'scribe',
+      endpoint: 'titles',
+      key: null,
+      person,
+      input_tokens: 30,
+    });
+    // The same in the request opened from the list (issue 50, item 4).
+    const opened = await asPerson(platform.api, owner, 'GET', `/api/inference/requests/${logged[0].id}`);
+    expect(opened.statusCode, opened.body).toBe(200);
+    expect(opened.json()).toMatchObject({ id: logged[0].id, key: null, person });
+
+    // A key's request names its key and no person, to the key as to the session.
+    const created = await asPerson(platform.api, owner, 'POST', `/api/orgs/${orgId}/keys`, {
+      body: { name: 'ci-bot', scopes: ['inference:invoke'] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const key = created.json().data as { id: string; key: string };
+    const keyed = await platform.api.inject({
+      method: 'POST',
+      url: '/api/inference/scribe/v1/titles',
+      headers: { authorization: `Bearer ${key.key}` },
+      payload: body,
+    });
+    expect(keyed.statusCode, keyed.body).toBe(200);
+    const keyedId = keyed.headers['x-request-id'] as string;
+    const keyedRow = await eventually(
+      async () =>
+        (await asPerson(platform.api, owner, 'GET', '/api/inference/requests'))
+          .json()
+          .data.find((row: { id: string }) => row.id === keyedId),
+      10_000,
+      "the key's request in the log",
+    );
+    expect(keyedRow).toMatchObject({ key: { id: key.id, name: 'ci-bot' }, person: null });
+    const byKey = await platform.api.inject({
+      method: 'GET',
+      url: `/api/inference/requests/${keyedId}`,
+      headers: { authorization: `Bearer ${key.key}` },
+    });
+    expect(byKey.json()).toMatchObject({ key: { id: key.id, name: 'ci-bot' }, person: null });
+  });
+
+  it("keeps the id of a person who left the org, without their name and email, as the log's key does a key it does not know", async () => {
+    const owner = await signUp(platform.api);
+    const orgId = orgOf(owner);
+    await eventually(async () => loadOrg(platform.pool, orgId), 5_000, 'the org in the read model');
+    await grantCredit(platform.admin, orgId, 100, 'playground');
+    await eventually(async () => (platform.directory.hasCredit(orgId) ? true : undefined), 5_000, 'credit');
+    const email = uniqueEmail('leaver');
+    const leaver = await signUp(platform.api, {
+      email,
+      name: 'Leaver',
+      invitation: (await invite(owner, email)).token,
+    });
+    const body = { messages: [{ role: 'user', content: 'Where is the quarterly report?' }] };
+    const titled = await asPerson(platform.api, leaver, 'POST', '/api/inference/scribe/v1/titles', { body });
+    expect(titled.statusCode, titled.body).toBe(200);
+    const requestId = titled.headers['x-request-id'] as string;
+    const listed = () =>
+      asPerson(platform.api, owner, 'GET', '/api/inference/requests').then(
+        (answer) => answer.json().data.find((row: { id: string }) => row.id === requestId) as unknown,
+      );
+    const named = await eventually(listed, 10_000, "the leaver's request in the log");
+    expect(named).toMatchObject({
+      key: null,
+      person: { id: leaver.personId, name: 'Leaver', email: email.toLowerCase() },
+    });
+    const left = await asPerson(
+      platform.api,
+      leaver,
+      'DELETE',
+      `/api/orgs/${orgId}/members/${leaver.personId}`,
+    );
+    expect(left.statusCode, left.body).toBe(204);
+    expect(await listed()).toMatchObject({
+      key: null,
+      person: { id: leaver.personId, name: null, email: null },
+    });
+    const opened = await asPerson(platform.api, owner, 'GET', `/api/inference/requests/${requestId}`);
+    expect(opened.json()).toMatchObject({ person: { id: leaver.personId, name: null, email: null } });
   });
 });
 
