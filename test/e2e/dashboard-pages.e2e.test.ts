@@ -23,8 +23,8 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 
 // The dashboard's data pages as a person uses them (issue 15, items 3 and 4), in real Chromium
 // against the real stack: a Playground title request and its answer; the Billing page once the
-// posting job has charged it; Endpoints > Requests with that request (no key) and one made with a
-// key (its name), each opened from its row (issue 50, item 4); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
+// posting job has charged it; Endpoints > Requests with that request (the person who sent it) and
+// one made with a key (its name), each opened from its row (issue 50, item 4); the tracing beta asked for, approved by an operator, and a trace sent over OTLP
 // found by its tool's name, opened as a tree beside its waterfall, its spans' messages read;
 // Settings > Prices, the org's own price for a model set, refused and removed, and a priced
 // generation's cost in the trace list, the trace and its span (issue 50, item 1); a session read
@@ -41,6 +41,8 @@ const screenshots = screenshotFolder('test-results/dashboard/pages');
 const { seen } = screenshots;
 
 const modelLine = 'Planning a Lisbon trip';
+/** The person signed up: the request log names them for their Playground request. */
+const signedUpAs = 'Ada';
 const usage = { input: 120, output: 5 };
 
 let api: SandboxApi;
@@ -67,7 +69,7 @@ beforeAll(async () => {
   page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
 
   await page.goto(`${base}/signup`);
-  await page.getByLabel('Your name').fill('Ada');
+  await page.getByLabel('Your name').fill(signedUpAs);
   await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('ada'));
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign up' }).click();
@@ -144,7 +146,7 @@ describe('the data pages of the dashboard', () => {
     await seen(page, 'playground-answer');
   });
 
-  it('lists the Playground request without a key and a request made with a key under its name', async () => {
+  it('lists the Playground request under the person who sent it and a request made with a key under its name', async () => {
     const key = await orgKey(['inference:invoke'], 'ci-bot');
     const answer = await fetch(`${base}/api/inference/scribe/v1/titles`, {
       method: 'POST',
@@ -159,8 +161,10 @@ describe('the data pages of the dashboard', () => {
     await reloadUntil(async () => (await rows.count()) === 2, 'both requests in the log');
     const keyed = rows.filter({ hasText: 'ci-bot' });
     expect(await keyed.count()).toBe(1);
-    const playground = rows.filter({ hasText: 'Playground (no key)' });
+    const playground = rows.filter({ hasText: `Playground · ${signedUpAs}` });
+    expect(await playground.count()).toBe(1);
     expect(await playground.textContent()).toContain('scribe');
+    expect(await page.getByRole('columnheader', { name: 'Made by' }).count()).toBe(1);
     await seen(page, 'requests');
 
     // Filtered to the key: only its request, the filter kept in the address.
@@ -181,7 +185,7 @@ describe('the data pages of the dashboard', () => {
     await seen(page, 'requests-filter-refused');
   });
 
-  it('opens a request from its row, by a click anywhere on the row or by the keyboard, with its key, tokens, time and cost', async () => {
+  it('opens a request from its row, by a click anywhere on the row or by the keyboard, with who made it, tokens, time and cost', async () => {
     await page.goto(orgPage('endpoints/requests'));
     const rows = page.getByRole('table', { name: 'Requests' }).locator('tbody tr');
     await reloadUntil(async () => (await rows.count()) === 2, 'both requests in the log');
@@ -196,7 +200,7 @@ describe('the data pages of the dashboard', () => {
     await page.waitForURL(/\/endpoints\/requests\/[^/?]+$/);
     await page.getByRole('heading', { name: 'Request', level: 1 }).waitFor();
     await noneLoading(page);
-    expect(await factOf('Key').textContent()).toContain('ci-bot');
+    expect(await factOf('Made by').textContent()).toContain('ci-bot');
     expect(await factOf('Model').textContent()).toBe('scribe');
     expect(await factOf('Endpoint').textContent()).toBe('/v1/titles');
     expect(await factOf('Input tokens').textContent()).toBe(String(usage.input));
@@ -213,13 +217,13 @@ describe('the data pages of the dashboard', () => {
     // The Playground's row: its link takes the focus, as Tab gives it, and Enter opens the request.
     await page.getByRole('link', { name: 'Back to the requests' }).click();
     await rows.first().waitFor();
-    const link = rows.filter({ hasText: 'Playground (no key)' }).getByRole('link');
+    const link = rows.filter({ hasText: `Playground · ${signedUpAs}` }).getByRole('link');
     await link.focus();
     expect(await link.evaluate((element) => element.matches(':focus'))).toBe(true);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Request', level: 1 }).waitFor();
     await noneLoading(page);
-    expect(await factOf('Key').textContent()).toBe('Playground (no key)');
+    expect(await factOf('Made by').textContent()).toBe(`Playground · ${signedUpAs}`);
 
     // An id the org does not hold: the API's message.
     await page.goto(orgPage('endpoints/requests/req_none'));

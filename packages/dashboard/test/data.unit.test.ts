@@ -3,6 +3,7 @@ import type { Charge, SpanOutline } from '../src/api/types.ts';
 import { chartRows, lastUtcDays } from '../src/billing/days.ts';
 import { dollars, duration, fractionOfCents, none, requestCost, usd, usdPrice } from '../src/format.ts';
 import { newerSearch, olderSearch } from '../src/paging.ts';
+import { personName } from '../src/requests/made-by.tsx';
 import { spanRows } from '../src/tracing/span-rows.ts';
 
 describe('format', () => {
@@ -126,5 +127,13 @@ describe("a trace's rows", () => {
 
   it('has no rows for no spans', () => {
     expect(spanRows([])).toEqual([]);
+  });
+});
+
+describe('who made a request', () => {
+  it('names the person who sent a Playground request, by email without a name, and one who left', () => {
+    expect(personName({ id: 'person_1', name: 'Ada', email: 'ada@example.com' })).toBe('Ada');
+    expect(personName({ id: 'person_1', name: '', email: 'ada@example.com' })).toBe('ada@example.com');
+    expect(personName({ id: 'person_1', name: null, email: null })).toBe('someone no longer in the org');
   });
 });

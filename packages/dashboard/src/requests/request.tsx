@@ -5,7 +5,7 @@ import { Facts, Loaded, Page, When } from '../components.tsx';
 import { count, duration, fractionOfCents } from '../format.ts';
 import { orgPath } from '../paths.ts';
 import { useOrg } from '../shell.tsx';
-import { KeyOf } from './key-of.tsx';
+import { MadeBy } from './made-by.tsx';
 
 // One request of Endpoints > Requests, opened from its row: who made it, the model and endpoint,
 // the tokens, the model's time, whether the fallback answered, what it cost and its id, which is
@@ -36,7 +36,7 @@ export function RequestPage() {
             facts={[
               ['Request id', <code key="id">{data.id}</code>],
               ['When', <When key="when" iso={data.created_at} />],
-              ['Key', <KeyOf key="key" request={data} />],
+              ['Made by', <MadeBy key="made-by" request={data} />],
               ['Model', data.model],
               ['Endpoint', <code key="endpoint">/v1/{data.endpoint}</code>],
               ['Input tokens', count(data.input_tokens)],

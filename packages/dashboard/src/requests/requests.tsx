@@ -12,12 +12,13 @@ import { useKeys } from '../settings/org-queries.ts';
 import { useOrg } from '../shell.tsx';
 import { listWindow } from '../time-range.ts';
 import { RequestFilters, requestFilterNames } from './filters.tsx';
-import { KeyOf } from './key-of.tsx';
+import { MadeBy } from './made-by.tsx';
 
 // Endpoints > Requests (spec 000): the org's title and preview requests, newest first, with the
-// key that made each (none for the Playground) and the model's time; a row opens the request. The
-// filters, a quick time range and the page's cursor live in the address, so a filtered page can be
-// reloaded or shared; the API's message for a filter it refuses is shown at that filter.
+// key that made each (for the Playground, the person who sent it) and the model's time; a row
+// opens the request. The filters, a quick time range and the page's cursor live in the address, so
+// a filtered page can be reloaded or shared; the API's message for a filter it refuses is shown at
+// that filter.
 
 const column = createColumnHelper<RequestRow>();
 const columns = [
@@ -31,7 +32,11 @@ const columns = [
       </Link>
     ),
   }),
-  column.accessor('key', { header: 'Key', cell: (cell) => <KeyOf request={cell.row.original} /> }),
+  column.display({
+    id: 'made_by',
+    header: 'Made by',
+    cell: (cell) => <MadeBy request={cell.row.original} />,
+  }),
   column.accessor('model', { header: 'Model' }),
   column.accessor('endpoint', { header: 'Endpoint', cell: (cell) => <code>/v1/{cell.getValue()}</code> }),
   column.accessor('input_tokens', { header: 'Input tokens', cell: (cell) => count(cell.getValue()) }),
