@@ -488,7 +488,8 @@ const postgresReadModels = [
 
 /** Both ClickHouse read models, collapsed as readers see them. */
 const clickhouseReadModels = [
-  `SELECT org_id, request_id, occurred_at_ms, key_id, model, endpoint, input_tokens, output_tokens, fallback, latency_ms
+  `SELECT org_id, request_id, occurred_at_ms, key_id, person_id, model, endpoint, input_tokens, output_tokens, fallback,
+       latency_ms
      FROM requests FINAL ORDER BY org_id, request_id`,
   `SELECT org_id, lower(hex(trace_id)) AS trace_hex, lower(hex(span_id)) AS span_hex, name, kind, start_time_unix_nano,
        end_time_unix_nano, status_code, size_bytes
