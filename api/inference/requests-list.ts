@@ -40,7 +40,6 @@ export const requestRow = z.object({
     .object({
       id: z.string(),
       name: z.string().nullable().describe('null once the person is no longer a member of the org'),
-      email: z.string().nullable().describe('null once the person is no longer a member of the org'),
     })
     .nullable()
     .describe(
@@ -108,7 +107,7 @@ export interface LogRow {
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** The people a page of the log names, as they are now; only the org's members are named. */
-export type NamedPeople = ReadonlyMap<string, Pick<PersonState, 'name' | 'email'>>;
+export type NamedPeople = ReadonlyMap<string, Pick<PersonState, 'name'>>;
 
 /**
  * The people who sent the rows' requests, read once for the page, for those who are members of
@@ -145,10 +144,7 @@ export function requestItem(
             name: keys[row.key_id]?.name ?? null,
             prefix: keys[row.key_id]?.keyPrefix ?? null,
           },
-    person:
-      row.person_id === ''
-        ? null
-        : { id: row.person_id, name: person?.name ?? null, email: person?.email ?? null },
+    person: row.person_id === '' ? null : { id: row.person_id, name: person?.name ?? null },
     model: row.model,
     endpoint: row.endpoint as (typeof inferenceEndpoints)[number],
     input_tokens: Number(row.input_tokens),

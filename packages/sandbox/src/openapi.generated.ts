@@ -4176,8 +4176,6 @@ export interface paths {
                                 output_tokens: number;
                                 /** @description the person whose dashboard session sent the request (the Playground); null for a key's request */
                                 person: {
-                                    /** @description null once the person is no longer a member of the org */
-                                    email: string | null;
                                     id: string;
                                     /** @description null once the person is no longer a member of the org */
                                     name: string | null;
@@ -4382,8 +4380,6 @@ export interface paths {
                             output_tokens: number;
                             /** @description the person whose dashboard session sent the request (the Playground); null for a key's request */
                             person: {
-                                /** @description null once the person is no longer a member of the org */
-                                email: string | null;
                                 id: string;
                                 /** @description null once the person is no longer a member of the org */
                                 name: string | null;

@@ -157,7 +157,7 @@ export interface LoggedRequest {
   created_at: string;
   /** null for a Playground request (a session), which names its person instead. */
   key: { id: string; name: string | null; prefix: string | null } | null;
-  person: { id: string; name: string | null; email: string | null } | null;
+  person: { id: string; name: string | null } | null;
   model: string;
   endpoint: string;
   input_tokens: number;

@@ -60,17 +60,16 @@ describe('who made a request of the log', () => {
     expect(item.person).toBeNull();
   });
 
-  it('names a Playground request by its person, and no key', () => {
+  it('names a Playground request by its person, and no key; never by their email', () => {
     const item = requestItem(row({ person_id: 'person_ada' }), keys, new Map([['person_ada', ada]]));
     expect(item.key).toBeNull();
-    expect(item.person).toEqual({ id: 'person_ada', name: 'Ada', email: 'ada@example.com' });
+    expect(item.person).toEqual({ id: 'person_ada', name: 'Ada' });
   });
 
   it('keeps the id of a person it cannot name, as of a key the org does not hold', () => {
     expect(requestItem(row({ person_id: 'person_gone' }), keys, new Map()).person).toEqual({
       id: 'person_gone',
       name: null,
-      email: null,
     });
     expect(requestItem(row({ key_id: 'key_gone' }), keys, new Map()).key).toEqual({
       id: 'key_gone',
@@ -93,11 +92,11 @@ describe('who made a request of the log', () => {
     const people = await namedPeople(pool, members, rows);
     expect(asked).toEqual([['person_ada', 'person_new']]);
     expect(rows.map((one) => requestItem(one, keys, people).person)).toEqual([
-      { id: 'person_ada', name: 'Ada', email: 'ada@example.com' },
-      { id: 'person_gone', name: null, email: null },
-      { id: 'person_ada', name: 'Ada', email: 'ada@example.com' },
+      { id: 'person_ada', name: 'Ada' },
+      { id: 'person_gone', name: null },
+      { id: 'person_ada', name: 'Ada' },
       // A member the people read model does not show yet.
-      { id: 'person_new', name: null, email: null },
+      { id: 'person_new', name: null },
       null,
     ]);
   });

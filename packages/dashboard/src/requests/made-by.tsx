@@ -17,7 +17,7 @@ export function MadeBy({ request }: { request: Pick<RequestRow, 'key' | 'person'
   return <>Playground · {personName(person)}</>;
 }
 
-/** The person by name, by email if they have none; the API names neither once they left the org. */
+/** The person by name; the API names nobody once they left the org. */
 export function personName(person: NonNullable<RequestRow['person']>): string {
-  return person.name || person.email || 'someone no longer in the org';
+  return person.name ?? 'someone no longer in the org';
 }
