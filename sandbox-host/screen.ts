@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { requireDesktop } from '../domain/sandboxes/decide.ts';
 import type { Sandbox } from '../domain/sandboxes/sandbox.ts';
+import { type ScreenClose, screenCloses } from '../domain/sandboxes/screen-closes.ts';
 import { carriesHostSecret } from '../platform/host-secret.ts';
 import { hostPaths } from '../schemas/sandbox-hosts.ts';
 import type { Unusable } from './commands.ts';
@@ -15,6 +16,15 @@ import { DesktopNotConfigured, refusalOf } from './errors.ts';
 // `view` token, the token's expiry. What only the holder of the sandbox knows stays here: the
 // desktop's VNC server, the sandbox stopping or being destroyed (the socket closes cleanly, 1000,
 // with the reason the API passes on to the page), and the open screen counting as a use.
+
+/** How a screen closes when its sandbox stops being usable (domain/sandboxes/screen-closes.ts). */
+const unusableCloses: Record<Unusable, ScreenClose> = {
+  stopped: screenCloses.sandboxStopped,
+  deleted: screenCloses.sandboxDeleted,
+  lost: screenCloses.sandboxLost,
+  restarted: screenCloses.sandboxRestarted,
+  'desktop stopped': screenCloses.desktopStopped,
+};
 
 /** Backpressure: pause the VNC stream while this much is waiting to reach the API. */
 const highWaterBytes = 4 * 1024 * 1024;
@@ -76,7 +86,7 @@ export class HostScreens {
 
   private serve(sandbox: Sandbox, ws: WebSocket, vnc: Duplex): void {
     this.track(sandbox.id, ws);
-    const closeWith = (code: number, reason: string) => {
+    const closeWith = ({ code, reason }: ScreenClose) => {
       if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, reason);
     };
     vnc.on('data', (chunk: Buffer) => {
@@ -88,11 +98,11 @@ export class HostScreens {
     ws.on('message', (data, isBinary) => {
       if (isBinary && !vnc.destroyed) vnc.write(data as Buffer);
     });
-    vnc.on('end', () => closeWith(1000, 'desktop stopped'));
-    vnc.on('close', () => closeWith(1000, 'desktop stopped'));
+    vnc.on('end', () => closeWith(screenCloses.desktopStopped));
+    vnc.on('close', () => closeWith(screenCloses.desktopStopped));
     vnc.on('error', (error) => {
       this.ctx.logger.warn({ err: error, sandboxId: sandbox.id }, 'screen: VNC connection failed');
-      closeWith(1011, 'desktop connection failed');
+      closeWith(screenCloses.desktopFailed);
     });
     const closed = new Promise<void>((resolve) =>
       ws.once('close', () => {
@@ -109,13 +119,17 @@ export class HostScreens {
   }
 
   /** Ends every screen of a sandbox that stopped being usable. */
-  close(sandboxId: string, why: Unusable, code = 1000): void {
-    for (const ws of this.open.get(sandboxId) ?? []) ws.close(code, why);
+  close(sandboxId: string, why: Unusable): void {
+    this.closeEach(sandboxId, unusableCloses[why]);
   }
 
   closeAll(): void {
-    for (const sandboxId of this.open.keys()) this.close(sandboxId, 'stopped', 1001);
+    for (const sandboxId of this.open.keys()) this.closeEach(sandboxId, screenCloses.shuttingDown);
     this.server.close();
+  }
+
+  private closeEach(sandboxId: string, { code, reason }: ScreenClose): void {
+    for (const ws of this.open.get(sandboxId) ?? []) ws.close(code, reason);
   }
 
   private track(sandboxId: string, ws: WebSocket): void {

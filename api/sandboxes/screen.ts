@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { requireDesktop } from '../../domain/sandboxes/decide.ts';
 import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
 import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
+import { type ScreenClose, screenCloses } from '../../domain/sandboxes/screen-closes.ts';
 import { screenInputAllowed } from '../../domain/sandboxes/tokens.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { rfbFilterStream } from '../../sandbox-runtime/desktop/index.ts';
@@ -30,8 +31,9 @@ const minterCheckMs = 1000;
 //
 // A connection closes cleanly (1000) when the token expires, and with the host's words when the
 // desktop or the sandbox stops or the sandbox is destroyed; with 1001 when the API shuts down,
-// 1011 when the host is lost. While open it counts as a use of the sandbox on its host (the idle
-// timeout), bounded by the token's lifetime.
+// 1011 when the host is lost: each close a page may hear is in domain/sandboxes/screen-closes.ts.
+// While open it counts as a use of the sandbox on its host (the idle timeout), bounded by the
+// token's lifetime.
 
 const upgrading = Symbol('orrery.upgrade');
 interface PendingUpgrade {
@@ -94,7 +96,7 @@ export class ScreenHub {
     this.server.handleUpgrade(request.raw, pending.socket, pending.head, (ws) => {
       served = true;
       this.open.add(ws);
-      const closeWith = (code: number, reason: string) => {
+      const closeWith = ({ code, reason }: ScreenClose) => {
         if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)
           ws.close(code, reason);
       };
@@ -104,26 +106,26 @@ export class ScreenHub {
           { err: error, sandboxId: sandbox.id },
           'screen: page sent what the filter cannot read',
         );
-        closeWith(1008, 'unsupported RFB message');
+        closeWith(screenCloses.inputUnreadable);
       });
       // The host closes with why (desktop stopped, sandbox stopped or deleted): the page hears it.
       upstream.on('close', (code, reason) => {
-        if (relayedCodes.has(code)) closeWith(code, reason.toString());
-        else closeWith(1011, 'sandbox host connection lost');
+        if (relayedCodes.has(code)) closeWith({ code, reason: reason.toString() });
+        else closeWith(screenCloses.hostLost);
       });
       upstream.on('error', (error) => {
         this.logger.warn({ err: error, sandboxId: sandbox.id }, 'screen: connection to the host failed');
-        closeWith(1011, 'sandbox host connection lost');
+        closeWith(screenCloses.hostLost);
       });
       const { token } = caller;
       const left = token ? token.expiresAt.getTime() - this.ctx.now().getTime() : undefined;
       const expiry =
-        left === undefined ? undefined : setTimeout(() => closeWith(1000, 'token expired'), left);
+        left === undefined ? undefined : setTimeout(() => closeWith(screenCloses.tokenExpired), left);
       // A screen already open stops too once its token's key is revoked or its person leaves the
       // org (spec, "Authentication" 6): the directory is in memory, so looking each second is cheap.
       const minterWatch = token
         ? setInterval(() => {
-            if (!this.ctx.access.minterActive(token)) closeWith(1008, 'token revoked');
+            if (!this.ctx.access.minterActive(token)) closeWith(screenCloses.keyRevoked);
           }, minterCheckMs)
         : undefined;
       ws.once('close', () => {
@@ -137,7 +139,7 @@ export class ScreenHub {
   }
 
   closeAll(): void {
-    for (const ws of this.open) ws.close(1001, 'stopped');
+    for (const ws of this.open) ws.close(screenCloses.shuttingDown.code, screenCloses.shuttingDown.reason);
     this.server.close();
   }
 }
