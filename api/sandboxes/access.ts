@@ -1,8 +1,13 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { isMember } from '../../domain/orgs/membership.ts';
 import { SandboxError } from '../../domain/sandboxes/errors.ts';
 import { routeAccess, type SandboxRouteName, sessionMayCall } from '../../domain/sandboxes/routes.ts';
-import { checkToken, type Minter, type SandboxTokenPayload } from '../../domain/sandboxes/tokens.ts';
+import {
+  checkToken,
+  type Minter,
+  type MinterGone,
+  minterGone,
+  type SandboxTokenPayload,
+} from '../../domain/sandboxes/tokens.ts';
 import type { Loaded, SandboxStore } from '../../stores/sandboxes.ts';
 import type { OrgDirectory } from '../auth/org-directory.ts';
 
@@ -71,14 +76,11 @@ export class SandboxAccess {
 
   /**
    * Revoking the key that minted a token, or its person leaving the org, ends the token (spec,
-   * "Authentication" 6), as soon as the directory has the event.
+   * "Authentication" 6), as soon as the directory has the event: why, or `undefined` while the
+   * minter still vouches for it. A request is refused alike either way; an open screen says which.
    */
-  minterActive(token: SandboxTokenPayload): boolean {
-    const org = this.directory.org(token.orgId);
-    if (!org) return false;
-    if (token.minter.kind === 'person') return isMember(org, token.minter.personId);
-    const key = org.keys[token.minter.keyId];
-    return key !== undefined && !key.revoked;
+  minterGone(token: SandboxTokenPayload): MinterGone | undefined {
+    return minterGone(token.minter, this.directory.org(token.orgId));
   }
 
   /**
@@ -98,7 +100,7 @@ export class SandboxAccess {
         sandboxId: loaded?.sandbox.id ?? '',
         now: this.now(),
         originHeader,
-        minterActive: this.minterActive(caller.token),
+        minterActive: this.minterGone(caller.token) === undefined,
         sandboxHasSecrets: loaded?.sandbox.hasSecrets ?? false,
       });
       if (refusal) throw refusal;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { requireDesktop } from '../../domain/sandboxes/decide.ts';
 import { sandboxRoutes } from '../../domain/sandboxes/routes.ts';
 import type { Sandbox } from '../../domain/sandboxes/sandbox.ts';
-import { type ScreenClose, screenCloses } from '../../domain/sandboxes/screen-closes.ts';
+import { minterGoneCloses, type ScreenClose, screenCloses } from '../../domain/sandboxes/screen-closes.ts';
 import { screenInputAllowed } from '../../domain/sandboxes/tokens.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { rfbFilterStream } from '../../sandbox-runtime/desktop/index.ts';
@@ -122,10 +122,12 @@ export class ScreenHub {
       const expiry =
         left === undefined ? undefined : setTimeout(() => closeWith(screenCloses.tokenExpired), left);
       // A screen already open stops too once its token's key is revoked or its person leaves the
-      // org (spec, "Authentication" 6): the directory is in memory, so looking each second is cheap.
+      // org (spec, "Authentication" 6), saying which: the directory is in memory, so looking each
+      // second is cheap.
       const minterWatch = token
         ? setInterval(() => {
-            if (!this.ctx.access.minterActive(token)) closeWith(screenCloses.keyRevoked);
+            const gone = this.ctx.access.minterGone(token);
+            if (gone) closeWith(minterGoneCloses[gone]);
           }, minterCheckMs)
         : undefined;
       ws.once('close', () => {

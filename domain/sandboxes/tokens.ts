@@ -1,3 +1,5 @@
+import { isMember } from '../orgs/membership.ts';
+import type { OrgState } from '../orgs/org.ts';
 import type { Checked } from './checked.ts';
 import { requireExisting } from './decide.ts';
 import { SandboxError } from './errors.ts';
@@ -29,6 +31,24 @@ export const maxOrigins = 10;
  * session. Revoking the key, or the person leaving the org, ends the token.
  */
 export type Minter = { kind: 'key'; keyId: string } | { kind: 'person'; personId: string };
+
+/**
+ * Why a token's minter no longer vouches for it (spec, "Authentication" 6): the key was revoked,
+ * or the person left the org or was removed from it (one event, `MemberRemoved`).
+ */
+export type MinterGone = 'key_revoked' | 'person_removed';
+
+/**
+ * The one rule for "the minter is gone", read by every request with a token and by each open
+ * screen; `undefined` while the minter still vouches. An org, key or member the directory does
+ * not hold counts as gone: nothing vouches for the token.
+ */
+export function minterGone(minter: Minter, org: OrgState | undefined): MinterGone | undefined {
+  if (minter.kind === 'person')
+    return org !== undefined && isMember(org, minter.personId) ? undefined : 'person_removed';
+  const key = org?.keys[minter.keyId];
+  return key !== undefined && !key.revoked ? undefined : 'key_revoked';
+}
 
 export interface SandboxTokenPayload {
   sandboxId: string;
@@ -99,7 +119,7 @@ export interface TokenRequest {
   sandboxId: string;
   now: Date;
   originHeader: string | undefined;
-  /** False once the minting key is revoked or its person has left the org. */
+  /** False once `minterGone` says why: the minting key revoked, or its person gone from the org. */
   minterActive: boolean;
   sandboxHasSecrets: boolean;
 }

@@ -11,9 +11,10 @@ import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from './given.ts';
 
 // The desktop routes and the live screen on a real desktop (sandbox-runtime/desktop): start
 // resolves once the browser is ready; input, screenshots and accessibility act on it; the screen
-// carries RFB both ways, drops a `view` token's input, and closes cleanly when the token expires
-// or the desktop stops. A member's dashboard session starts and stops it too (the sandbox's page),
-// with the session's CSRF token; a control token still does.
+// carries RFB both ways, drops a `view` token's input, closes cleanly when the token expires or
+// the desktop stops, and says which when its minting key is revoked or its person removed. A
+// member's dashboard session starts and stops it too (the sandbox's page), with the session's
+// CSRF token; a control token still does.
 
 let api: SandboxApi;
 let id: string;
@@ -146,6 +147,39 @@ describe('the screen', () => {
     const revokedAt = Date.now();
     expect(await screen.closed).toEqual({ code: 1008, reason: 'token revoked' });
     expect(Date.now() - revokedAt).toBeLessThan(2_000);
+  }, 30_000);
+
+  it('closes an open screen within about a second of its minting person being removed from the org, saying so', async () => {
+    // Two people with orgs of their own, added by an operator to the file's org: an owner, and a
+    // member whose dashboard session mints the token (the org named, as in two orgs it must be).
+    const owner = await signUp(api.platform.api, { name: 'Olu' });
+    await addMember(api.platform.admin, api.orgId, owner.email, 'owner');
+    const person = await signUp(api.platform.api, { name: 'Grace' });
+    await addMember(api.platform.admin, api.orgId, person.email, 'member');
+    await eventually(
+      async () => api.platform.directory.org(api.orgId)?.members[person.personId],
+      5_000,
+      'the member',
+    );
+    const minted = await asPerson(api.platform.api, person, 'POST', `/api/sandboxes/${id}/tokens`, {
+      body: { abilities: ['view'] },
+      headers: { 'orrery-org': api.orgId },
+    });
+    expect(minted.statusCode, minted.body).toBe(201);
+    const screen = await openScreen(url(minted.json().data.token));
+    expect(screen.ws.readyState).toBe(WebSocket.OPEN);
+
+    // The removing request answers once this API's directory has the event.
+    const removed = await asPerson(
+      api.platform.api,
+      owner,
+      'DELETE',
+      `/api/orgs/${api.orgId}/members/${person.personId}`,
+    );
+    expect(removed.statusCode, removed.body).toBe(204);
+    const removedAt = Date.now();
+    expect(await screen.closed).toEqual({ code: 1008, reason: 'removed from the org' });
+    expect(Date.now() - removedAt).toBeLessThan(2_000);
   }, 30_000);
 
   it('closes cleanly when the desktop stops; the desktop then reports not running', async () => {

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import type { OrgEvent } from '../../../domain/orgs/events.ts';
+import { evolve, type MaybeOrg } from '../../../domain/orgs/org.ts';
 import type { SandboxRouteName } from '../../../domain/sandboxes/routes.ts';
+import { minterGoneCloses } from '../../../domain/sandboxes/screen-closes.ts';
 import {
   type Ability,
   checkToken,
   hasAbility,
+  type Minter,
+  type MinterGone,
+  minterGone,
   mintToken,
   originAllowed,
   parseOrigin,
@@ -94,6 +100,56 @@ describe('minting', () => {
       }
     })();
     expect(refusal).toBe(code);
+  });
+});
+
+// "Authentication" 6: a token ends with its key's revocation or its person's leaving; why, for the
+// screen to say (api/sandboxes/screen.ts), while a request is refused alike either way.
+describe("whether a token's minter still vouches for it", () => {
+  const base = { eventId: 'e', orgId: 'org_1', occurredAt: at(0) };
+  const founded: OrgEvent[] = [
+    { ...base, type: 'OrgCreated', name: 'Acme' },
+    { ...base, type: 'MemberAdded', personId: 'p_owner', role: 'owner' },
+    { ...base, type: 'MemberAdded', personId: 'p_ada', role: 'member' },
+    {
+      ...base,
+      type: 'ApiKeyCreated',
+      keyId: 'key_1',
+      name: 'ci',
+      keyHash: 'h',
+      keyPrefix: 'orr_ab',
+      scopes: ['sandboxes:write'],
+      createdBy: 'p_ada',
+    },
+  ];
+  const revoked: OrgEvent = { ...base, type: 'ApiKeyRevoked', keyId: 'key_1' };
+  const removed: OrgEvent = { ...base, type: 'MemberRemoved', personId: 'p_ada' };
+  const addedAgain: OrgEvent = { ...base, type: 'MemberAdded', personId: 'p_ada', role: 'member' };
+  const org = (events: OrgEvent[]) => events.reduce<MaybeOrg>(evolve, undefined);
+  const key: Minter = { kind: 'key', keyId: 'key_1' };
+  const ada: Minter = { kind: 'person', personId: 'p_ada' };
+
+  it.each([
+    ['a live key', key, founded, undefined],
+    ['a revoked key', key, [...founded, revoked], 'key_revoked'],
+    ['a key the org never had', { kind: 'key', keyId: 'key_2' }, founded, 'key_revoked'],
+    ['a key whose creator was removed', key, [...founded, removed], undefined],
+    ['a member', ada, founded, undefined],
+    ['a person removed from the org (or who left it)', ada, [...founded, removed], 'person_removed'],
+    ['a person removed, then added again', ada, [...founded, removed, addedAgain], undefined],
+    ['a member when a key is revoked', ada, [...founded, revoked], undefined],
+    ['a person never a member', { kind: 'person', personId: 'p_grace' }, founded, 'person_removed'],
+    ['a key of an org the directory does not hold', key, [], 'key_revoked'],
+    ['a person of an org the directory does not hold', ada, [], 'person_removed'],
+  ] as [string, Minter, OrgEvent[], MinterGone | undefined][])('%s: %s', (_name, minter, events, gone) => {
+    expect(minterGone(minter, org(events))).toBe(gone);
+  });
+
+  it('closes an open screen with a reason of its own for each: the page can say which', () => {
+    expect(minterGoneCloses).toEqual({
+      key_revoked: { code: 1008, reason: 'token revoked' },
+      person_removed: { code: 1008, reason: 'removed from the org' },
+    });
   });
 });
 
