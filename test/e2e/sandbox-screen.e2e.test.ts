@@ -20,7 +20,7 @@ import type { Box } from '../int/sandboxes-desktop/png.ts';
 // through an import map, real Chromium, the API on a loopback port and a real desktop showing the
 // test page. The canvas shows the desktop; a click on it reaches the desktop in `control` mode and
 // not in `view` mode; `setMode` and a new `mode` prop switch on the same connection;
-// `onDisconnect` fires once when the token expires.
+// `onDisconnect` fires once when the token expires, with the close's code and reason.
 
 const pages = join(import.meta.dirname, '../../packages/sandbox/test/pages');
 let api: SandboxApi;
@@ -86,6 +86,8 @@ type Rgb = readonly [number, number, number];
 /** The test page's window (packages/sandbox/test/pages); functions passed to `evaluate` run there. */
 type PageWindow = ScreenPageApi & {
   mounted: { setMode(mode: string): void; disconnect(): void };
+  /** screen.html only: the close's code and reason `onDisconnect` was given. */
+  closedWith(): { code?: number; reason?: string } | undefined;
   renderScreen(props: Record<string, string>): Promise<void>;
 };
 
@@ -196,7 +198,7 @@ describe('mountScreen in a page built with Vite', () => {
     await page.close();
   }, 90_000);
 
-  it('calls onDisconnect once, clean, when the token expires', async () => {
+  it("calls onDisconnect once, clean, with the close's reason, when the token expires", async () => {
     const short = await token(['view'], 60);
     api.clock.advance(57);
     try {
@@ -207,6 +209,10 @@ describe('mountScreen in a page built with Vite', () => {
         20_000,
         'disconnect',
       );
+      expect(await page.evaluate(() => (globalThis as unknown as PageWindow).closedWith())).toEqual({
+        code: 1000,
+        reason: 'token expired',
+      });
       // Disconnecting after the end does not report it again.
       await page.evaluate(() => (globalThis as unknown as PageWindow).mounted.disconnect());
       expect(await events(page)).toEqual(['connect', 'disconnect clean=true']);

@@ -1,6 +1,8 @@
 import { type CSSProperties, useEffect, useRef } from 'react';
 import { type MountedScreen, mountScreen, type ScreenOptions } from '../screen/index.js';
 
+export type { ScreenDisconnect } from '../screen/index.js';
+
 // `<SandboxScreen>` (spec 002, "Embeddable screen"): `mountScreen` in a div. A new `token`,
 // `sandbox`, `baseUrl` or `background` connects again; a new `mode` keeps the connection; new
 // callbacks are used from the next event on, without reconnecting.

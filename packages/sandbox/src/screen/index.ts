@@ -20,7 +20,18 @@ export interface ScreenOptions {
   background?: string;
   onConnect?: () => void;
   /** Called once: the token expired, the desktop stopped, or `disconnect` was called. */
-  onDisconnect?: (event: { clean: boolean }) => void;
+  onDisconnect?: (event: ScreenDisconnect) => void;
+}
+
+/**
+ * How the screen ended. `code` and `reason` are the WebSocket's close code and reason when the
+ * connection was opened: the API says why in `reason` (`token expired`, `token revoked`,
+ * `removed from the org`, `desktop stopped`, …); they are absent when noVNC could not load.
+ */
+export interface ScreenDisconnect {
+  clean: boolean;
+  code?: number;
+  reason?: string;
 }
 
 export interface MountedScreen {
@@ -37,22 +48,29 @@ interface Rfb extends EventTarget {
   disconnect(): void;
 }
 
-type RfbClass = new (target: Element, url: string, options?: { shared?: boolean }) => Rfb;
+type RfbClass = new (target: Element, socket: WebSocket, options?: { shared?: boolean }) => Rfb;
 
 export function mountScreen(element: Element, options: ScreenOptions): MountedScreen {
   const checked = checkScreenOptions(element, options);
   let mode = checked.mode;
   let rfb: Rfb | undefined;
   let ended = false;
+  let closed: { code: number; reason: string } | undefined;
   const end = (clean: boolean) => {
     if (ended) return;
     ended = true;
-    options.onDisconnect?.({ clean });
+    options.onDisconnect?.({ clean, ...closed });
   };
   loadRfb().then(
     (RFB) => {
       if (ended) return;
-      rfb = new RFB(element, screenUrl(checked.baseUrl, options.sandbox, options.token), { shared: true });
+      // noVNC's disconnect event carries only `clean`: the screen opens the WebSocket itself to
+      // hear the close's code and reason, its listener added before noVNC's so it runs first.
+      const socket = new WebSocket(screenUrl(checked.baseUrl, options.sandbox, options.token));
+      socket.addEventListener('close', ({ code, reason }) => {
+        closed = { code, reason };
+      });
+      rfb = new RFB(element, socket, { shared: true });
       rfb.viewOnly = mode === 'view';
       rfb.scaleViewport = true;
       if (options.background !== undefined) rfb.background = options.background;

@@ -7,6 +7,7 @@ import type { ScreenPageApi } from './page-window.js';
 
 const query = new URLSearchParams(location.search);
 const screenEvents: string[] = [];
+let closedWith: { code?: number; reason?: string } | undefined;
 const element = document.getElementById('screen') as HTMLElement;
 const mounted = mountScreen(element, {
   token: query.get('token') ?? '',
@@ -15,8 +16,16 @@ const mounted = mountScreen(element, {
   mode: (query.get('mode') ?? 'view') as ScreenMode,
   background: 'rgb(10, 20, 30)',
   onConnect: () => screenEvents.push('connect'),
-  onDisconnect: ({ clean }) => screenEvents.push(`disconnect clean=${clean}`),
+  onDisconnect: ({ clean, code, reason }) => {
+    screenEvents.push(`disconnect clean=${clean}`);
+    closedWith = { code, reason };
+  },
 });
-Object.assign(window, { ...exposeCanvas(screenEvents), mounted } satisfies ScreenPageApi & {
+Object.assign(window, {
+  ...exposeCanvas(screenEvents),
+  mounted,
+  closedWith: () => closedWith,
+} satisfies ScreenPageApi & {
   mounted: MountedScreen;
+  closedWith: () => { code?: number; reason?: string } | undefined;
 });
