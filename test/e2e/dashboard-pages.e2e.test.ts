@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, enableTracing, grantCredit } from '../../api/admin/commands.ts';
+import { addMember, createApiKey, enableTracing, grantCredit } from '../../api/admin/commands.ts';
 import { hashApiKey } from '../../api/auth/api-keys.ts';
 import { centsPerMillionInputTokens } from '../../domain/billing/price.ts';
 import { defaultPrices } from '../../domain/tracing/default-prices.ts';
@@ -17,7 +17,7 @@ import { largeAgentTrace } from '../harness/large-trace.ts';
 import { type ModelServer, scriptedModel, startModelServer } from '../harness/model-server.ts';
 import { eventually } from '../harness/platform.ts';
 import { exportSpans, llmSpan, spanId, traceId } from '../harness/tracing.ts';
-import { password, uniqueEmail } from '../int/people/given.ts';
+import { password, signUp, uniqueEmail } from '../int/people/given.ts';
 import { givenSandboxApi, prepareTimeoutMs, type SandboxApi } from '../int/sandboxes/given.ts';
 import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/given.ts';
 
@@ -33,8 +33,9 @@ import { colours, openTestPage, serveTestPage } from '../int/sandboxes-desktop/g
 // searched (issue 50, item 3); the pages at the screen's width, quick time ranges in the address,
 // the trace list's columns chosen and kept, Live showing a new trace without a reload, an API
 // message's backticks as code, a request opened from its row (issue 50, item 4); a sandbox made
-// with a key watched on its live screen, its desktop stopped and started from its page (issue 50,
-// item 4). axe-core on every page (no serious or critical violation), and each saved in
+// with a key watched on its live screen, its desktop stopped and started from its page, and a
+// member watching it told so when an owner removes them from the org (issue 50, item 4).
+// axe-core on every page (no serious or critical violation), and each saved in
 // test-results/dashboard/pages/.
 
 const screenshots = screenshotFolder('test-results/dashboard/pages');
@@ -836,6 +837,52 @@ describe('the data pages of the dashboard', () => {
     expect(await page.getByRole('button', { name: 'Stop desktop' }).isEnabled()).toBe(true);
     await seen(page, 'sandbox-desktop-started');
   }, 120_000);
+
+  it("tells a member watching a sandbox's screen that they were removed from the org, when an owner removes them", async () => {
+    // Grace: an account with an org of her own, added to Ada's by an operator, in a browser of her own.
+    const grace = await signUp(api.platform.api, { name: 'Grace', email: uniqueEmail('grace') });
+    await addMember(api.platform.admin, orgId, grace.email, 'member');
+    await eventually(
+      async () => api.platform.directory.org(orgId)?.members[grace.personId],
+      5_000,
+      'the member',
+    );
+    const graceContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    try {
+      const gracePage = await graceContext.newPage();
+      await gracePage.goto(`${base}/login?${new URLSearchParams({ next: `/orgs/${orgId}/sandboxes` })}`);
+      await gracePage.getByLabel('Email').fill(grace.email);
+      await gracePage.getByLabel('Password').fill(password);
+      await gracePage.getByRole('button', { name: 'Log in' }).click();
+      await gracePage
+        .getByRole('row', { name: /demo-desktop/ })
+        .getByRole('link', { name: 'demo-desktop' })
+        .click();
+      await gracePage.getByRole('heading', { name: 'Sandbox demo-desktop', level: 1 }).waitFor();
+      await gracePage.getByText('Connected, watching.').waitFor({ timeout: 20_000 });
+      const sandboxRead = `/api/sandboxes/${new URL(gracePage.url()).pathname.split('/').at(-1)}`;
+
+      await page.goto(orgPage('settings/members'));
+      await page.getByRole('row', { name: /Grace/ }).getByRole('button', { name: 'Remove Grace' }).click();
+      const dialog = page.getByRole('dialog', { name: /^Remove Grace from / });
+      await dialog.waitFor();
+      // Her page reads the sandbox again every 5 s; once she is removed that read answers 404 and
+      // the API's message takes the whole page's place. Removing her just after a read leaves the
+      // screen's words on the page for the seconds until the next one.
+      await gracePage.waitForResponse(
+        (response) =>
+          response.request().method() === 'GET' && new URL(response.url()).pathname === sandboxRead,
+      );
+      await dialog.getByRole('button', { name: 'Remove the member' }).click();
+      const removed = gracePage.getByRole('status').filter({
+        hasText: 'You were removed from this org, so the screen closed.',
+      });
+      await removed.waitFor({ timeout: 4_000 });
+      expect(await gracePage.getByRole('button', { name: 'Connect again' }).count()).toBe(0);
+    } finally {
+      await graceContext.close();
+    }
+  }, 60_000);
 
   it("shows a sandbox's network policy and changes it with the session: egress none, then a deny list", async () => {
     const key = await orgKey(['sandboxes:write'], 'network-bot');

@@ -4,15 +4,17 @@ import { useEffect, useState } from 'react';
 import { api, dataOf, inOrgHeader } from '../api/client.ts';
 import type { Ability, Sandbox } from '../api/types.ts';
 import { ErrorPanel, Loading } from '../components.tsx';
+import { type ScreenEnd, screenEnd } from './screen-ends.ts';
 
 // The live screen (`mountScreen` through `<SandboxScreen>`), with a token the session mints for
 // this page's origin (spec 002, Authentication 2). Watching needs only `view`; taking control
 // mints a `control` token, and going back to watching keeps it, switching on the same connection.
+// When the screen ends, the page says why, from the close the API sent (screen-ends.ts).
 
 const tokenSeconds = 900;
 
 /** What became of each token's connection: a token replaced may still report its end later. */
-type Connections = Record<string, 'connected' | 'ended'>;
+type Connections = Record<string, 'connected' | ScreenEnd>;
 
 export function LiveScreen({ orgId, sandbox }: { orgId: string; sandbox: Sandbox }) {
   const [mode, setMode] = useState<Ability>('view');
@@ -32,7 +34,8 @@ export function LiveScreen({ orgId, sandbox }: { orgId: string; sandbox: Sandbox
   const held = mint.data?.abilities ?? [];
   const token = mint.data?.token;
   const connection = token ? (connections[token] ?? 'connecting') : 'connecting';
-  const report = (of: string, what: 'connected' | 'ended') =>
+  const ended = typeof connection === 'object' ? connection : undefined;
+  const report = (of: string, what: 'connected' | ScreenEnd) =>
     setConnections((all) => ({ ...all, [of]: what }));
   // biome-ignore lint/correctness/useExhaustiveDependencies: mints once, when the screen is shown
   useEffect(() => mint.mutate('view'), [sandbox.id]);
@@ -69,18 +72,16 @@ export function LiveScreen({ orgId, sandbox }: { orgId: string; sandbox: Sandbox
           ? 'Getting a token…'
           : connection === 'connected'
             ? `Connected, ${mode === 'view' ? 'watching' : 'in control'}.`
-            : connection === 'ended'
-              ? 'The screen disconnected (the token expired or the desktop stopped).'
-              : 'Connecting…'}
+            : (ended?.words ?? 'Connecting…')}
       </p>
       {mint.isError && <ErrorPanel error={mint.error} title="No token for the screen" />}
-      {connection === 'ended' && (
+      {ended?.reconnect && (
         <button type="button" onClick={() => mint.mutate(held.includes('control') ? 'control' : 'view')}>
           Connect again
         </button>
       )}
       {mint.isPending && <Loading what="a token" />}
-      {token && connection !== 'ended' && (
+      {token && !ended && (
         <SandboxScreen
           key={token}
           className="screen"
@@ -90,7 +91,7 @@ export function LiveScreen({ orgId, sandbox }: { orgId: string; sandbox: Sandbox
           mode={held.includes('control') ? mode : 'view'}
           background="#1f2328"
           onConnect={() => report(token, 'connected')}
-          onDisconnect={() => report(token, 'ended')}
+          onDisconnect={(disconnect) => report(token, screenEnd(disconnect))}
         />
       )}
     </div>
