@@ -17,6 +17,7 @@
 // GPT-5.4/5.5 above 272k); batch, flex and priority tiers. No row prices reasoning apart: every
 // vendor here bills reasoning tokens as output.
 
+import { modelKey } from './org-prices.ts';
 import type { DefaultModelPrice, ModelPrice, PriceOf, UsdPerMillion } from './prices.ts';
 
 const langfuseTable =
@@ -86,6 +87,18 @@ export const defaultPrices: readonly DefaultModelPrice[] = [
   read('gemini-3.5-flash', { input: 1.5, cached_input: 0.15, output: 9 }),
 ];
 
+/**
+ * Prices under the key an org holds its own by (`modelKey`), so that "the same model" means one
+ * thing for an org's price and for a default.
+ */
+export type PricesByKey<Price extends ModelPrice> = ReadonlyMap<string, Price>;
+
+export function byModelKey<Price extends ModelPrice>(prices: readonly Price[]): PricesByKey<Price> {
+  return new Map(prices.map((price) => [modelKey(price.model), price]));
+}
+
+const defaultsByKey = byModelKey(defaultPrices);
+
 /** A price found for a span's model: the org's own, or a default with where it was read. */
 export type FoundPrice = (ModelPrice & { from: 'org' }) | (DefaultModelPrice & { from: 'default' });
 
@@ -96,12 +109,12 @@ export type FoundPrice = (ModelPrice & { from: 'org' }) | (DefaultModelPrice & {
 export function priceOf(
   model: string,
   orgPrices: readonly ModelPrice[],
-  defaults: readonly DefaultModelPrice[] = defaultPrices,
+  defaults: PricesByKey<DefaultModelPrice> = defaultsByKey,
 ): FoundPrice | undefined {
-  const names = lookupNames(model);
-  const own = findPrice(names, orgPrices);
+  const keys = lookupNames(model);
+  const own = findPrice(keys, byModelKey(orgPrices));
   if (own !== undefined) return { ...own, from: 'org' };
-  const listed = findPrice(names, defaults);
+  const listed = findPrice(keys, defaults);
   return listed === undefined ? undefined : { ...listed, from: 'default' };
 }
 
@@ -114,22 +127,22 @@ const bedrockId = /^(?:[a-z]+\.)?anthropic\.(.+)-v\d+(?::\d+)?$/;
 const versionSuffix = /[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|latest)$/;
 
 /**
- * The names `model` is looked up by, most exact first: as sent, then without its provider, then
- * also without its version; all lower case, as names are matched without regard to case.
+ * The keys `model` is looked up by, most exact first: its own (`modelKey`, as an org's price is
+ * held), then without its provider, then also without its version.
  */
 export function lookupNames(model: string): string[] {
-  const exact = model.toLowerCase();
+  const exact = modelKey(model);
   const unprefixed = exact.slice(exact.lastIndexOf('/') + 1);
   const bare = unprefixed.match(bedrockId)?.[1] ?? unprefixed;
   return [...new Set([exact, bare, bare.replace(versionSuffix, '')])];
 }
 
 function findPrice<Price extends ModelPrice>(
-  names: readonly string[],
-  prices: readonly Price[],
+  keys: readonly string[],
+  prices: PricesByKey<Price>,
 ): Price | undefined {
-  for (const name of names) {
-    const price = prices.find((candidate) => candidate.model.toLowerCase() === name);
+  for (const key of keys) {
+    const price = prices.get(key);
     if (price !== undefined) return price;
   }
   return undefined;

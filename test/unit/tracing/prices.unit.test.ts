@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPrices, lookupNames, priceOf } from '../../../domain/tracing/default-prices.ts';
+import { byModelKey, defaultPrices, lookupNames, priceOf } from '../../../domain/tracing/default-prices.ts';
+import { modelKey } from '../../../domain/tracing/org-prices.ts';
 import {
   costNanoUsd,
   type DefaultModelPrice,
@@ -163,8 +164,29 @@ describe('priceOf', () => {
 
   it('reads from the defaults it is given', () => {
     const only: DefaultModelPrice = { ...orgPrice, source: 'https://example.com/prices', asOf: '2026-01-01' };
-    expect(priceOf('gpt-4.1', [], [only])).toBeUndefined();
-    expect(priceOf('gpt-4o', [], [only])).toEqual({ ...only, from: 'default' });
+    expect(priceOf('gpt-4.1', [], byModelKey([only]))).toBeUndefined();
+    expect(priceOf('gpt-4o', [], byModelKey([only]))).toEqual({ ...only, from: 'default' });
+  });
+
+  // One meaning of "the same model" (org-prices.ts, `modelKey`): the spellings that find an org's
+  // price for a model are those that find the default for it, and no others.
+  it.each([
+    ['gpt-4o', true],
+    ['GPT-4o', true],
+    ['Gpt-4O-2024-08-06', true],
+    ['OpenAI/GPT-4o', true],
+    ['gpt-4o@LATEST', true],
+    ['gpt-4o-mini', false],
+    ['gpt-4', false],
+  ])("finds %s under an org's price exactly when under the default: %s", (sent, found) => {
+    const setInCapitals: ModelPrice = { model: 'GPT-4O', usdPerMillion: { input: 1, output: 4 } };
+    const gpt4o = byModelKey(defaultPrices.filter((price) => price.model === 'gpt-4o'));
+    expect(priceOf(sent, [setInCapitals], new Map())?.from === 'org').toBe(found);
+    expect(priceOf(sent, [], gpt4o)?.from === 'default').toBe(found);
+  });
+
+  it("looks a model up first by the key an org's price is held under", () => {
+    expect(lookupNames('OpenAI/GPT-4o-2024-08-06')[0]).toBe(modelKey('OpenAI/GPT-4o-2024-08-06'));
   });
 });
 
@@ -182,8 +204,8 @@ describe('defaultPrices', () => {
     },
   );
 
-  it('names each model once, and each is found by its own name', () => {
-    const names = defaultPrices.map((price) => price.model.toLowerCase());
+  it('names each model once (by its key: a second would hide the first), and each is found by its own name', () => {
+    const names = defaultPrices.map((price) => modelKey(price.model));
     expect(new Set(names).size).toBe(names.length);
     for (const price of defaultPrices) {
       expect(priceOf(price.model, [])).toEqual({ ...price, from: 'default' });
