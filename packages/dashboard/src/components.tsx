@@ -102,7 +102,19 @@ export function Loaded<T>({
   children: (data: T) => ReactNode;
 }) {
   if (query.isPending) return <Loading what={what} />;
-  if (query.isError) return <ErrorPanel error={query.error} />;
+  if (query.isError) {
+    // A read again that failed (the API away for a moment, the person removed from the org) says
+    // why above what the page last read, rather than taking its place: what was on the screen,
+    // such as a live screen's own last words, stays.
+    const last = query.data;
+    if (last === undefined) return <ErrorPanel error={query.error} />;
+    return (
+      <>
+        <ErrorPanel error={query.error} />
+        {children(last)}
+      </>
+    );
+  }
   if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return empty;
   return children(query.data);
 }
