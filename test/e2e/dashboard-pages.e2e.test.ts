@@ -872,7 +872,7 @@ describe('the data pages of the dashboard', () => {
       await removed.waitFor({ timeout: 10_000 });
       // Her page reads the sandbox again every 5 s; that read now answers that she is not a member,
       // said above the page, whose screen keeps its words.
-      await gracePage.getByText(`You are not a member of org ${orgId}`).waitFor({ timeout: 10_000 });
+      await gracePage.getByText(`You are not a member of org ${orgId}`).first().waitFor({ timeout: 10_000 });
       expect(await removed.count()).toBe(1);
       expect(await gracePage.getByRole('button', { name: 'Connect again' }).count()).toBe(0);
     } finally {

@@ -102,21 +102,18 @@ export function Loaded<T>({
   children: (data: T) => ReactNode;
 }) {
   if (query.isPending) return <Loading what={what} />;
-  if (query.isError) {
-    // A read again that failed (the API away for a moment, the person removed from the org) says
-    // why above what the page last read, rather than taking its place: what was on the screen,
-    // such as a live screen's own last words, stays.
-    const last = query.data;
-    if (last === undefined) return <ErrorPanel error={query.error} />;
-    return (
-      <>
-        <ErrorPanel error={query.error} />
-        {children(last)}
-      </>
-    );
-  }
-  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return empty;
-  return children(query.data);
+  const last = query.data;
+  if (last === undefined) return <ErrorPanel error={query.error} />;
+  if (!query.isError && empty !== undefined && Array.isArray(last) && last.length === 0) return empty;
+  // A read again that failed (the API away for a moment, the person removed from the org) says
+  // why above what the page last read, rather than taking its place. One shape either way, so
+  // React keeps the page's own state (a live screen's last words) when the error comes.
+  return (
+    <>
+      {query.isError && <ErrorPanel error={query.error} />}
+      {children(last)}
+    </>
+  );
 }
 
 /** A message for the whole form (an error no field of the form is named by). */
