@@ -875,6 +875,7 @@ describe('the data pages of the dashboard', () => {
       await gracePage.getByText(`You are not a member of org ${orgId}`).first().waitFor({ timeout: 10_000 });
       expect(await removed.count()).toBe(1);
       expect(await gracePage.getByRole('button', { name: 'Connect again' }).count()).toBe(0);
+      await seen(gracePage, 'sandbox-screen-member-removed');
     } finally {
       await graceContext.close();
     }
