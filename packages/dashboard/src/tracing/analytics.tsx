@@ -97,14 +97,11 @@ function Bars({
   names,
   label,
   format,
-  axisWidth = 56,
 }: {
   data: object[];
   names: string[];
   label: string;
   format: (n: number) => string;
-  /** Room for the longest tick, in pixels. */
-  axisWidth?: number;
 }) {
   return (
     <figure className="chart" aria-label={label}>
@@ -112,7 +109,8 @@ function Bars({
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 8, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="x" />
-          <YAxis tickFormatter={format} width={axisWidth} />
+          {/* As wide as its longest tick: a cost of $0.00036 or a latency of 600 ms is not cut. */}
+          <YAxis tickFormatter={format} width="auto" />
           <Tooltip formatter={(value) => format(Number(value))} />
           <Legend />
           {names.map((name, index) => (
@@ -164,7 +162,6 @@ function CostChart({ rows }: { rows: UsageRow[] }) {
       data={data}
       names={names}
       format={usd}
-      axisWidth={72}
       label={`${usd(total)} over ${priced}${noPrice && `; ${noPrice}`}`}
     />
   );
