@@ -33,13 +33,6 @@ export function tracePath(orgId: string, traceId: string): string {
   return orgPath(orgId, `/tracing/traces/${encodeURIComponent(traceId)}`);
 }
 
-/** The org and trace of a trace page's address, as `tracePath` makes it; undefined for any other. */
-export function tracePageOf(path: string): { orgId: string; traceId: string } | undefined {
-  const match = /^\/orgs\/([^/]+)\/tracing\/traces\/([^/]+)\/?$/.exec(path);
-  if (!match) return undefined;
-  return { orgId: decodeURIComponent(match[1]!), traceId: decodeURIComponent(match[2]!) };
-}
-
 /**
  * A session's page, the conversation of its traces: any text the instrumentation sent is an id,
  * so it is one path segment, encoded (`a/b c` → `/orgs/org_1/tracing/sessions/a%2Fb%20c`).

@@ -7,7 +7,6 @@ import {
   safeNext,
   sessionPath,
   signupPath,
-  tracePageOf,
   tracePath,
   userPath,
 } from '../src/paths.ts';
@@ -76,13 +75,4 @@ it('tracePath, sessionPath and userPath give each id one path segment of its pag
   expect(sessionPath('org_1', 'chat/7 #2?x')).toBe('/orgs/org_1/tracing/sessions/chat%2F7%20%232%3Fx');
   expect(userPath('org_1', 'ada@example.com')).toBe('/orgs/org_1/tracing/users/ada%40example.com');
   expect(decodeURIComponent(userPath('org_1', 'ü/ser').split('/').at(-1)!)).toBe('ü/ser');
-});
-
-it('tracePageOf reads back what tracePath makes, and nothing else', () => {
-  expect(tracePageOf(tracePath('org_1', 'ab12'))).toEqual({ orgId: 'org_1', traceId: 'ab12' });
-  expect(tracePageOf(tracePath('org 1', 'a/b'))).toEqual({ orgId: 'org 1', traceId: 'a/b' });
-  expect(tracePageOf('/orgs/org_1/tracing/traces/ab12/')).toEqual({ orgId: 'org_1', traceId: 'ab12' });
-  expect(tracePageOf('/orgs/org_1/tracing/traces')).toBeUndefined();
-  expect(tracePageOf('/orgs/org_1/tracing/sessions/ab12')).toBeUndefined();
-  expect(tracePageOf('/orgs/org_1/tracing/traces/ab12/spans')).toBeUndefined();
 });

@@ -1,7 +1,6 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { api, dataOf, inOrgHeader } from '../api/client.ts';
 import type { SessionQuery, SpanOutline, TracesQuery, UserQuery } from '../api/types.ts';
-import { readOutline } from '../early-reads.ts';
 
 // Tracing's reads as server state: the org (its beta status), the trace list, a trace, a span, a
 // session and a user, and the analytics, each with the org in `Orrery-Org` (the org routes name it in the path).
@@ -39,17 +38,17 @@ export function useTraces(orgId: string, query: TracesQuery, live = false) {
 }
 
 /**
- * A trace in outline: its totals and its span tree as the page draws it. Opened from its address,
- * the page's first script has asked for it already (early-reads.ts); reached from another page,
- * its route starts it beside the page's code (routes.tsx). Either way the page then reads what
- * that fetched, not a second copy, for a while.
+ * A trace in outline: its totals and its span tree as the page draws it. Its route starts it as the navigation starts, beside the page's code and the
+ * session (routes.tsx); the page then reads what that fetched, not a second copy, for a while.
  */
 export function traceQuery(orgId: string, traceId: string) {
   return queryOptions({
     queryKey: tracingKeys.trace(orgId, traceId),
     staleTime: 10_000,
     queryFn: async () => {
-      const { data } = await dataOf(readOutline(orgId, traceId));
+      const { data } = await dataOf(
+        api.GET('/api/traces/{traceId}/outline', { params: { path: { traceId } }, ...inOrgHeader(orgId) }),
+      );
       // The document types children loosely (no recursive schema); the API sends outline nodes.
       return { ...data, spans: data.spans as SpanOutline[] };
     },
